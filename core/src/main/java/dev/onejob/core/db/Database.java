@@ -1,0 +1,96 @@
+package dev.onejob.core.db;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+
+/**
+ * The connection pool and the transaction boundary. Every store runs its statements through
+ * {@link #inTransaction}: one connection, auto-commit off, commit on return, rollback on any exception; a
+ * deadlock or serialization failure is retried from the start, since every store operation is written to be
+ * replayed.
+ */
+public final class Database implements AutoCloseable {
+    private static final int MAX_TRIES = 5;
+
+    private final DataSource dataSource;
+    private final boolean ownsPool;
+
+    private Database(DataSource dataSource, boolean ownsPool) {
+        this.dataSource = dataSource;
+        this.ownsPool = ownsPool;
+    }
+
+    /** A HikariCP pool for the given database; the caller closes it. */
+    public static Database connect(DatabaseConfig config, String poolName) {
+        HikariConfig hikari = new HikariConfig();
+        hikari.setJdbcUrl(config.jdbcUrl());
+        hikari.setUsername(config.user());
+        hikari.setPassword(config.password());
+        hikari.setMaximumPoolSize(config.poolSize());
+        hikari.setPoolName(poolName);
+        hikari.setAutoCommit(true);
+        hikari.setConnectionTimeout(10_000);
+        hikari.setInitializationFailTimeout(-1);
+        return new Database(new HikariDataSource(hikari), true);
+    }
+
+    /** Wraps a data source someone else owns (test fixtures). */
+    public static Database wrap(DataSource dataSource) {
+        return new Database(dataSource, false);
+    }
+
+    public DataSource dataSource() {
+        return dataSource;
+    }
+
+    /** Applies the migrations shipped in the schema module ({@code classpath:db/migration}). */
+    public static void migrate(DataSource dataSource) {
+        Flyway.configure().dataSource(dataSource).locations("classpath:db/migration").load().migrate();
+    }
+
+    @FunctionalInterface
+    public interface TransactionBody<T> {
+        T run(Connection connection) throws SQLException;
+    }
+
+    public <T> T inTransaction(TransactionBody<T> body) {
+        SQLException last = null;
+        for (int attempt = 1; attempt <= MAX_TRIES; attempt++) {
+            try (Connection connection = dataSource.getConnection()) {
+                connection.setAutoCommit(false);
+                try {
+                    T value = body.run(connection);
+                    connection.commit();
+                    return value;
+                } catch (SQLException | RuntimeException e) {
+                    connection.rollback();
+                    throw e;
+                } finally {
+                    connection.setAutoCommit(true);
+                }
+            } catch (SQLException e) {
+                if (!isRetryable(e)) {
+                    throw new DatabaseException(e);
+                }
+                last = e;
+            }
+        }
+        throw new DatabaseException(last);
+    }
+
+    private static boolean isRetryable(SQLException e) {
+        String state = e.getSQLState();
+        return "40001".equals(state) || "40P01".equals(state);
+    }
+
+    @Override
+    public void close() {
+        if (ownsPool && dataSource instanceof HikariDataSource hikari) {
+            hikari.close();
+        }
+    }
+}

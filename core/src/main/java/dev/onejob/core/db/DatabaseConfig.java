@@ -1,0 +1,82 @@
+package dev.onejob.core.db;
+
+import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+/**
+ * Where the ledger lives. {@code DATABASE_URL} accepts a JDBC URL ({@code jdbc:postgresql://host:port/db}) or the
+ * common {@code postgres://user:password@host:port/db} form; {@code DATABASE_USER}, {@code DATABASE_PASSWORD} and
+ * {@code DATABASE_POOL_SIZE} refine it. Defaults work on a fresh machine with a local PostgreSQL.
+ */
+public record DatabaseConfig(String jdbcUrl, String user, String password, int poolSize) {
+    public static final String DEFAULT_URL = "jdbc:postgresql://127.0.0.1:5432/onejob";
+    public static final String DEFAULT_USER = "postgres";
+
+    public DatabaseConfig {
+        if (!jdbcUrl.startsWith("jdbc:postgresql://")) {
+            throw new IllegalArgumentException("DATABASE_URL must be jdbc:postgresql://... or postgres://..., got "
+                    + redact(jdbcUrl));
+        }
+        if (poolSize < 1) {
+            throw new IllegalArgumentException("DATABASE_POOL_SIZE must be at least 1, got " + poolSize);
+        }
+    }
+
+    public static DatabaseConfig fromEnv(Map<String, String> env) {
+        String url = env.getOrDefault("DATABASE_URL", DEFAULT_URL);
+        String user = env.get("DATABASE_USER");
+        String password = env.get("DATABASE_PASSWORD");
+        if (url.startsWith("postgres://") || url.startsWith("postgresql://")) {
+            URI uri = URI.create(url);
+            String userInfo = uri.getRawUserInfo();
+            if (userInfo != null && user == null) {
+                String[] parts = userInfo.split(":", 2);
+                user = decode(parts[0]);
+                password = parts.length > 1 ? decode(parts[1]) : password;
+            }
+            int port = uri.getPort() == -1 ? 5432 : uri.getPort();
+            String query = uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery();
+            url = "jdbc:postgresql://" + uri.getHost() + ":" + port + uri.getRawPath() + query;
+        }
+        int poolSize = parsePoolSize(env.getOrDefault("DATABASE_POOL_SIZE", "10"));
+        return new DatabaseConfig(url, user == null ? DEFAULT_USER : user, password, poolSize);
+    }
+
+    /** The same server, another database (used to create the application's database when it is missing). */
+    public DatabaseConfig withDatabase(String database) {
+        int slash = jdbcUrl.indexOf('/', "jdbc:postgresql://".length());
+        int query = jdbcUrl.indexOf('?');
+        String base = slash < 0 ? jdbcUrl : jdbcUrl.substring(0, slash);
+        String params = query < 0 ? "" : jdbcUrl.substring(query);
+        return new DatabaseConfig(base + "/" + database + params, user, password, poolSize);
+    }
+
+    public String databaseName() {
+        int slash = jdbcUrl.indexOf('/', "jdbc:postgresql://".length());
+        int query = jdbcUrl.indexOf('?');
+        return jdbcUrl.substring(slash + 1, query < 0 ? jdbcUrl.length() : query);
+    }
+
+    @Override
+    public String toString() {
+        return "DatabaseConfig[jdbcUrl=" + redact(jdbcUrl) + ", user=" + user + ", poolSize=" + poolSize + "]";
+    }
+
+    private static int parsePoolSize(String value) {
+        try {
+            return Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("DATABASE_POOL_SIZE must be a whole number, got '" + value + "'");
+        }
+    }
+
+    private static String decode(String s) {
+        return URLDecoder.decode(s, StandardCharsets.UTF_8);
+    }
+
+    private static String redact(String url) {
+        return url.replaceAll("(?i)(password=)[^&]*", "$1***").replaceAll("//([^:/@]+):[^@]*@", "//$1:***@");
+    }
+}

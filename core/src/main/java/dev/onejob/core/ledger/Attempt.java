@@ -1,0 +1,11 @@
+package dev.onejob.core.ledger;
+
+import java.time.Instant;
+import java.util.UUID;
+
+/** A row of {@code attempts}: one try at fulfilling a job on one provider. */
+public record Attempt(UUID id, UUID jobId, int number, String provider, AttemptStatus status, long jobVersion,
+                      Instant createdAt, Instant updatedAt, Instant startedAt, Instant softDeadline,
+                      Instant finishedAt, String errorCode, String errorMessage, Boolean retryable,
+                      String providerRequestId, LossReason lostReason, String discardedResultSha256) {
+}

@@ -1,0 +1,380 @@
+package dev.onejob.core.ledger;
+
+import static dev.onejob.core.ledger.LedgerRows.ATTEMPT_COLUMNS;
+import static dev.onejob.core.ledger.LedgerRows.JOB_COLUMNS;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.onejob.core.db.Database;
+import dev.onejob.core.json.CanonicalJson;
+import dev.onejob.core.json.Json;
+import dev.onejob.core.kafka.Topics;
+import dev.onejob.core.outbox.OutboxStore;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * Owns every write to {@code jobs} and {@code attempts}: they form one ledger, and most changes touch both in one
+ * transaction. The database decides every race: the unique key on (owner_id, idempotency_key) for submissions, the
+ * partial unique index for "one live attempt", the version compare-and-swap for completion. Row counts are the
+ * answers; outcomes are types, not exceptions.
+ *
+ * <p>Lock order, everywhere: the job row first, then its attempts. Every statement that changes an attempt runs
+ * after its job row is locked, so no two transactions wait on each other in opposite orders.
+ *
+ * <p>Version rule: {@code jobs.version} moves exactly when the set of attempts allowed to win changes (an attempt is
+ * created, an attempt ends without winning, the job completes or is cancelled). An attempt may complete the job only
+ * under the version it was created with.
+ */
+public final class LedgerStore {
+    private static final String INSERT_JOB_IF_ABSENT = """
+            INSERT INTO jobs (id, owner_id, idempotency_key, request_fingerprint, request, contract, target_provider,
+                              fallback_providers)
+            VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, ?)
+            ON CONFLICT (owner_id, idempotency_key) DO NOTHING
+            RETURNING\s""" + JOB_COLUMNS;
+    private static final String SELECT_JOB_BY_KEY =
+            "SELECT " + JOB_COLUMNS + " FROM jobs WHERE owner_id = ? AND idempotency_key = ?";
+    private static final String LOCK_JOB =
+            "SELECT " + JOB_COLUMNS + " FROM jobs WHERE id = ? FOR NO KEY UPDATE";
+    private static final String INSERT_ATTEMPT_IF_NONE_LIVE = """
+            INSERT INTO attempts (id, job_id, number, provider, job_version)
+            VALUES (?, ?, (SELECT coalesce(max(number), 0) + 1 FROM attempts WHERE job_id = ?), ?, ?)
+            ON CONFLICT (job_id) WHERE status IN ('PENDING', 'STARTING', 'UNKNOWN') DO NOTHING
+            RETURNING\s""" + ATTEMPT_COLUMNS;
+    private static final String BUMP_VERSION_FOR_NEW_ATTEMPT =
+            "UPDATE jobs SET version = version + 1, status = 'QUEUED' WHERE id = ? AND version = ?";
+    private static final String SELECT_LIVE_ATTEMPT = "SELECT " + ATTEMPT_COLUMNS
+            + " FROM attempts WHERE job_id = ? AND status IN ('PENDING', 'STARTING', 'UNKNOWN')";
+    private static final String SELECT_ATTEMPT = "SELECT " + ATTEMPT_COLUMNS + " FROM attempts WHERE id = ?";
+    private static final String SELECT_ATTEMPTS_OF_JOB =
+            "SELECT " + ATTEMPT_COLUMNS + " FROM attempts WHERE job_id = ? ORDER BY number";
+    private static final String SELECT_JOB = "SELECT " + JOB_COLUMNS + " FROM jobs WHERE id = ?";
+    private static final String START_ATTEMPT_IF_PENDING = """
+            UPDATE attempts SET status = 'STARTING', started_at = now(),
+                                soft_deadline = now() + ? * interval '1 millisecond'
+            WHERE id = ? AND status = 'PENDING'""";
+    private static final String MARK_JOB_RUNNING = "UPDATE jobs SET status = 'RUNNING' WHERE id = ? AND status = 'QUEUED'";
+    private static final String MARK_ATTEMPT_UNKNOWN_IF_STARTING =
+            "UPDATE attempts SET status = 'UNKNOWN' WHERE id = ? AND status = 'STARTING'";
+    private static final String MARK_JOB_UNKNOWN = "UPDATE jobs SET status = 'UNKNOWN' WHERE id = ? AND status = 'RUNNING'";
+    private static final String SELECT_OVERDUE_STARTING = """
+            SELECT id FROM attempts WHERE status = 'STARTING' AND soft_deadline < now()
+            ORDER BY soft_deadline LIMIT ?""";
+    private static final String COMPLETE_JOB_IF_UNCLAIMED = """
+            UPDATE jobs SET status = 'SUCCEEDED', version = version + 1, completed_by = ?, result = ?::jsonb,
+                            finished_at = now()
+            WHERE id = ? AND version = ? AND completed_by IS NULL""";
+    private static final String MARK_ATTEMPT_SUCCEEDED = """
+            UPDATE attempts SET status = 'SUCCEEDED', finished_at = now(), provider_request_id = ?
+            WHERE id = ? AND status IN ('STARTING', 'UNKNOWN')""";
+    private static final String DISCARD_ATTEMPT_RESULT = """
+            UPDATE attempts SET status = 'DISCARDED', lost_reason = ?, discarded_result_sha256 = ?,
+                                provider_request_id = coalesce(provider_request_id, ?),
+                                finished_at = coalesce(finished_at, now())
+            WHERE id = ? AND status IN ('STARTING', 'UNKNOWN', 'CANCELLED', 'FAILED')""";
+    private static final String FAIL_ATTEMPT_IF_LIVE = """
+            UPDATE attempts SET status = 'FAILED', finished_at = now(), error_code = ?, error_message = ?, retryable = ?
+            WHERE id = ? AND status IN ('STARTING', 'UNKNOWN')""";
+    private static final String FAIL_JOB = """
+            UPDATE jobs SET status = 'FAILED', version = version + 1, finished_at = now(), error_code = ?,
+                            error_message = ?
+            WHERE id = ? AND version = ?""";
+    private static final String CANCEL_ATTEMPT_IF_RUNNING = """
+            UPDATE attempts SET status = 'CANCELLED', finished_at = now(), error_code = 'cancelled', error_message = ?
+            WHERE id = ? AND status IN ('STARTING', 'UNKNOWN')""";
+    private static final String BUMP_VERSION_AWAITING_OWNER =
+            "UPDATE jobs SET version = version + 1, status = 'NEEDS_ACTION' WHERE id = ? AND version = ?";
+    private static final String CANCEL_JOB_IF_UNFINISHED = """
+            UPDATE jobs SET status = 'CANCELLED', version = version + 1, finished_at = now(),
+                            error_code = 'cancelled', error_message = ?
+            WHERE id = ? AND status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED')""";
+    private static final String CANCEL_LIVE_ATTEMPTS_OF_JOB = """
+            UPDATE attempts SET status = 'CANCELLED', finished_at = now(), error_code = 'job_cancelled',
+                                error_message = ?
+            WHERE job_id = ? AND status IN ('PENDING', 'STARTING', 'UNKNOWN')""";
+
+    private final Database database;
+
+    public LedgerStore(Database database) {
+        this.database = database;
+    }
+
+    /** Creates the job with its first attempt and that attempt's command, or says why it did not. */
+    public SubmitOutcome submit(NewJob newJob) {
+        String fingerprint = newJob.fingerprint();
+        return database.inTransaction(connection -> {
+            Optional<Job> inserted = LedgerSql.queryOne(connection, INSERT_JOB_IF_ABSENT, LedgerRows::job,
+                    UUID.randomUUID(), newJob.ownerId(), newJob.idempotencyKey(), fingerprint,
+                    Json.write(newJob.request()), newJob.contract(), newJob.targetProvider(),
+                    connection.createArrayOf("text", newJob.fallbackProviders().toArray()));
+            if (inserted.isPresent()) {
+                Job job = inserted.get();
+                Attempt first = insertAttempt(connection, job, newJob.targetProvider(), job.version())
+                        .orElseThrow(() -> new IllegalStateException("a new job already had a live attempt: " + job.id()));
+                return new SubmitOutcome.Created(job, first);
+            }
+            // The key exists: this statement runs after the conflicting insert committed, so it sees the row.
+            Job existing = LedgerSql.queryOne(connection, SELECT_JOB_BY_KEY, LedgerRows::job,
+                            newJob.ownerId(), newJob.idempotencyKey())
+                    .orElseThrow(() -> new IllegalStateException("ON CONFLICT fired but no job holds the key"));
+            if (existing.requestFingerprint().equals(fingerprint)) {
+                return new SubmitOutcome.Replayed(existing);
+            }
+            return new SubmitOutcome.Conflict(existing.id(), existing.requestFingerprint());
+        });
+    }
+
+    /** The fallback button (and failover's tool): a new attempt on {@code provider}, if no attempt is live. */
+    public NewAttemptOutcome newAttempt(UUID jobId, String provider) {
+        return database.inTransaction(connection -> {
+            Optional<Job> locked = LedgerSql.queryOne(connection, LOCK_JOB, LedgerRows::job, jobId);
+            if (locked.isEmpty()) {
+                return new NewAttemptOutcome.JobNotFound();
+            }
+            Job job = locked.get();
+            if (job.status().isFinished()) {
+                return new NewAttemptOutcome.JobFinished(job.status());
+            }
+            if (!job.providerChain().contains(provider)) {
+                return new NewAttemptOutcome.ProviderNotAllowed(provider, job.providerChain());
+            }
+            Optional<Attempt> created = insertAttempt(connection, job, provider, job.version() + 1);
+            if (created.isEmpty()) {
+                Attempt live = LedgerSql.queryOne(connection, SELECT_LIVE_ATTEMPT, LedgerRows::attempt, jobId)
+                        .orElseThrow(() -> new IllegalStateException("live-attempt index refused, none is live"));
+                return new NewAttemptOutcome.LiveAttemptExists(live.id(), live.status());
+            }
+            LedgerSql.updateExactlyOne(connection, BUMP_VERSION_FOR_NEW_ATTEMPT, "job version moved under lock",
+                    jobId, job.version());
+            return new NewAttemptOutcome.Created(created.get());
+        });
+    }
+
+    /** PENDING -> STARTING before the provider is called; a redelivered command finds it started and stops. */
+    public TransitionOutcome start(UUID attemptId, Duration softTimeout) {
+        return database.inTransaction(connection -> {
+            Optional<Attempt> attempt = LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, attemptId);
+            if (attempt.isEmpty()) {
+                return new TransitionOutcome.NotApplied(null);
+            }
+            lockJob(connection, attempt.get().jobId());
+            if (LedgerSql.update(connection, START_ATTEMPT_IF_PENDING, softTimeout.toMillis(), attemptId) == 0) {
+                return new TransitionOutcome.NotApplied(currentStatus(connection, attemptId));
+            }
+            LedgerSql.update(connection, MARK_JOB_RUNNING, attempt.get().jobId());
+            return TransitionOutcome.applied();
+        });
+    }
+
+    /** STARTING -> UNKNOWN: the request left and no answer came in time. The job shows UNKNOWN, never FAILED. */
+    public TransitionOutcome markUnknown(UUID attemptId) {
+        return database.inTransaction(connection -> {
+            Optional<Attempt> attempt = LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, attemptId);
+            if (attempt.isEmpty()) {
+                return new TransitionOutcome.NotApplied(null);
+            }
+            lockJob(connection, attempt.get().jobId());
+            if (LedgerSql.update(connection, MARK_ATTEMPT_UNKNOWN_IF_STARTING, attemptId) == 0) {
+                return new TransitionOutcome.NotApplied(currentStatus(connection, attemptId));
+            }
+            LedgerSql.update(connection, MARK_JOB_UNKNOWN, attempt.get().jobId());
+            return TransitionOutcome.applied();
+        });
+    }
+
+    /**
+     * Moves STARTING attempts past their soft deadline to UNKNOWN (a worker died mid-call). Safe to run from many
+     * instances at once: each move is the conditional transition of {@link #markUnknown}. Never FAILED, never PENDING.
+     */
+    public int sweepOverdue(int limit) {
+        List<UUID> overdue = database.inTransaction(connection ->
+                LedgerSql.queryList(connection, SELECT_OVERDUE_STARTING, row -> row.getObject(1, UUID.class), limit));
+        int moved = 0;
+        for (UUID attemptId : overdue) {
+            if (markUnknown(attemptId) instanceof TransitionOutcome.Applied) {
+                moved++;
+            }
+        }
+        return moved;
+    }
+
+    /**
+     * A provider answered with a result. The compare-and-swap on the job's version decides: won, lost (the result is
+     * discarded, never merged, and a race-audit event is queued once), or already applied (a redelivery).
+     */
+    public CompletionOutcome complete(UUID jobId, UUID attemptId, JsonNode result, String providerRequestId) {
+        String resultJson = Json.write(result);
+        return database.inTransaction(connection -> {
+            Optional<Attempt> found = LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, attemptId);
+            if (found.isEmpty() || !found.get().jobId().equals(jobId)) {
+                return new CompletionOutcome.Rejected(attemptId, found.isEmpty()
+                        ? "no such attempt" : "attempt belongs to job " + found.get().jobId() + ", not " + jobId);
+            }
+            Attempt attempt = found.get();
+            if (attempt.status() == AttemptStatus.PENDING) {
+                return new CompletionOutcome.Rejected(attemptId, "attempt was never started");
+            }
+            int won = LedgerSql.update(connection, COMPLETE_JOB_IF_UNCLAIMED, attemptId, resultJson, jobId,
+                    attempt.jobVersion());
+            if (won > 1) {
+                throw new IllegalStateException("completion CAS matched " + won + " rows for job " + jobId);
+            }
+            if (won == 1) {
+                LedgerSql.updateExactlyOne(connection, MARK_ATTEMPT_SUCCEEDED,
+                        "the version matched but the attempt was not live", providerRequestId, attemptId);
+                enqueueJobResult(connection, jobId);
+                return new CompletionOutcome.Won(jobId, attemptId);
+            }
+            return recordLoss(connection, jobId, attemptId, CanonicalJson.sha256Hex(resultJson), providerRequestId);
+        });
+    }
+
+    private CompletionOutcome recordLoss(Connection connection, UUID jobId, UUID attemptId, String resultSha256,
+                                         String providerRequestId) throws SQLException {
+        Job job = lockJob(connection, jobId);
+        if (attemptId.equals(job.completedBy())) {
+            return new CompletionOutcome.AlreadyApplied(jobId, attemptId);
+        }
+        Attempt loser = LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, attemptId).orElseThrow();
+        if (loser.status() == AttemptStatus.DISCARDED) {
+            return new CompletionOutcome.Lost(jobId, attemptId, job.completedBy(), loser.lostReason(), false);
+        }
+        LossReason reason = switch (loser.status()) {
+            case CANCELLED -> job.status() == JobStatus.CANCELLED ? LossReason.JOB_CANCELLED : LossReason.ATTEMPT_CANCELLED;
+            case FAILED -> LossReason.ATTEMPT_FAILED;
+            default -> LossReason.LOST_CAS;
+        };
+        LedgerSql.updateExactlyOne(connection, DISCARD_ATTEMPT_RESULT, "attempt " + attemptId + " cannot be discarded from "
+                + loser.status(), reason.wireName(), resultSha256, providerRequestId, attemptId);
+        Attempt discarded = LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, attemptId).orElseThrow();
+        Attempt winner = job.completedBy() == null ? null
+                : LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, job.completedBy()).orElseThrow();
+        OutboxStore.enqueue(connection, Topics.RACE_AUDIT, attemptId.toString(), jobId.toString(),
+                LedgerEvents.raceAudit(job, winner, discarded, reason, resultSha256, Instant.now()),
+                LedgerEvents.RACE_AUDIT_VERSION);
+        return new CompletionOutcome.Lost(jobId, attemptId, job.completedBy(), reason, true);
+    }
+
+    /**
+     * The attempt failed (the provider said so, or an operator resolved it FAILED). In the same transaction:
+     * failover to the next provider in the job's chain that the gate allows, or the job FAILED.
+     */
+    public FailureOutcome fail(UUID attemptId, AttemptFailure failure, ProviderGate gate) {
+        return database.inTransaction(connection -> {
+            Optional<Attempt> found = LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, attemptId);
+            if (found.isEmpty()) {
+                return new FailureOutcome.Rejected(attemptId, "no such attempt");
+            }
+            Attempt attempt = found.get();
+            Job job = lockJob(connection, attempt.jobId());
+            if (LedgerSql.update(connection, FAIL_ATTEMPT_IF_LIVE, failure.code(), failure.message(),
+                    failure.retryable(), attemptId) == 0) {
+                String current = currentStatus(connection, attemptId);
+                return AttemptStatus.FAILED.name().equals(current) ? new FailureOutcome.AlreadyApplied(attemptId)
+                        : new FailureOutcome.Rejected(attemptId, "attempt is " + current);
+            }
+            Optional<String> next = nextProvider(job, attempt.provider(), gate);
+            if (next.isPresent()) {
+                Attempt created = insertAttempt(connection, job, next.get(), job.version() + 1)
+                        .orElseThrow(() -> new IllegalStateException("failover found a live attempt on " + job.id()));
+                LedgerSql.updateExactlyOne(connection, BUMP_VERSION_FOR_NEW_ATTEMPT, "job version moved under lock",
+                        job.id(), job.version());
+                return new FailureOutcome.FailedOver(attemptId, created);
+            }
+            LedgerSql.updateExactlyOne(connection, FAIL_JOB, "job version moved under lock", failure.code(),
+                    "attempt " + attempt.number() + " on " + attempt.provider() + " failed and no eligible provider "
+                            + "is left: " + failure.message(), job.id(), job.version());
+            enqueueJobResult(connection, job.id());
+            return new FailureOutcome.JobFailed(job.id(), attemptId);
+        });
+    }
+
+    /** Out-of-band resolution CANCELLED of a STARTING or UNKNOWN attempt: the owner decides the next step. */
+    public TransitionOutcome cancelAttempt(UUID attemptId, String reason) {
+        return database.inTransaction(connection -> {
+            Optional<Attempt> attempt = LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, attemptId);
+            if (attempt.isEmpty()) {
+                return new TransitionOutcome.NotApplied(null);
+            }
+            Job job = lockJob(connection, attempt.get().jobId());
+            if (LedgerSql.update(connection, CANCEL_ATTEMPT_IF_RUNNING, reason, attemptId) == 0) {
+                return new TransitionOutcome.NotApplied(currentStatus(connection, attemptId));
+            }
+            LedgerSql.updateExactlyOne(connection, BUMP_VERSION_AWAITING_OWNER, "job version moved under lock",
+                    job.id(), job.version());
+            return TransitionOutcome.applied();
+        });
+    }
+
+    /** Cancels the job and its live attempt; a late result of any attempt is then discarded and audited. */
+    public TransitionOutcome cancelJob(UUID jobId, String reason) {
+        return database.inTransaction(connection -> {
+            if (LedgerSql.update(connection, CANCEL_JOB_IF_UNFINISHED, reason, jobId) == 0) {
+                Optional<Job> job = LedgerSql.queryOne(connection, SELECT_JOB, LedgerRows::job, jobId);
+                return new TransitionOutcome.NotApplied(job.map(j -> j.status().name()).orElse(null));
+            }
+            LedgerSql.update(connection, CANCEL_LIVE_ATTEMPTS_OF_JOB, reason, jobId);
+            enqueueJobResult(connection, jobId);
+            return TransitionOutcome.applied();
+        });
+    }
+
+    public Optional<Job> job(UUID jobId) {
+        return database.inTransaction(connection -> LedgerSql.queryOne(connection, SELECT_JOB, LedgerRows::job, jobId));
+    }
+
+    public Optional<Job> jobForKey(String ownerId, String idempotencyKey) {
+        return database.inTransaction(connection ->
+                LedgerSql.queryOne(connection, SELECT_JOB_BY_KEY, LedgerRows::job, ownerId, idempotencyKey));
+    }
+
+    public Optional<Attempt> attempt(UUID attemptId) {
+        return database.inTransaction(connection ->
+                LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, attemptId));
+    }
+
+    public List<Attempt> attempts(UUID jobId) {
+        return database.inTransaction(connection ->
+                LedgerSql.queryList(connection, SELECT_ATTEMPTS_OF_JOB, LedgerRows::attempt, jobId));
+    }
+
+    private Optional<Attempt> insertAttempt(Connection connection, Job job, String provider, long jobVersion)
+            throws SQLException {
+        Optional<Attempt> created = LedgerSql.queryOne(connection, INSERT_ATTEMPT_IF_NONE_LIVE, LedgerRows::attempt,
+                UUID.randomUUID(), job.id(), job.id(), provider, jobVersion);
+        if (created.isPresent()) {
+            OutboxStore.enqueue(connection, Topics.ATTEMPT_COMMANDS, created.get().id().toString(), job.id().toString(),
+                    LedgerEvents.attemptCommand(job, created.get()), LedgerEvents.ATTEMPT_COMMAND_VERSION);
+        }
+        return created;
+    }
+
+    private static Optional<String> nextProvider(Job job, String failedProvider, ProviderGate gate) {
+        List<String> chain = job.providerChain();
+        int from = chain.indexOf(failedProvider) + 1;
+        return chain.subList(from, chain.size()).stream().filter(p -> gate.mayFailOverTo(job, p)).findFirst();
+    }
+
+    private void enqueueJobResult(Connection connection, UUID jobId) throws SQLException {
+        Job job = LedgerSql.queryOne(connection, SELECT_JOB, LedgerRows::job, jobId).orElseThrow();
+        List<Attempt> attempts = LedgerSql.queryList(connection, SELECT_ATTEMPTS_OF_JOB, LedgerRows::attempt, jobId);
+        OutboxStore.enqueue(connection, Topics.JOB_RESULTS, jobId.toString(), jobId.toString(),
+                LedgerEvents.jobResult(job, attempts), LedgerEvents.JOB_RESULT_VERSION);
+    }
+
+    private static Job lockJob(Connection connection, UUID jobId) throws SQLException {
+        return LedgerSql.queryOne(connection, LOCK_JOB, LedgerRows::job, jobId)
+                .orElseThrow(() -> new IllegalStateException("attempt references missing job " + jobId));
+    }
+
+    private static String currentStatus(Connection connection, UUID attemptId) throws SQLException {
+        return LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, attemptId)
+                .map(a -> a.status().name()).orElse(null);
+    }
+}

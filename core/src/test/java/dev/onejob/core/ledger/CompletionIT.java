@@ -1,0 +1,164 @@
+package dev.onejob.core.ledger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.onejob.core.json.CanonicalJson;
+import dev.onejob.core.json.Json;
+import dev.onejob.testing.StartGate;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+class CompletionIT {
+    private static final ExecutorService POOL = Executors.newFixedThreadPool(2);
+    private static final JsonNode RESULT_A = Json.parse("{\"sentiment\":\"positive\",\"from\":\"primary\"}");
+    private static final JsonNode RESULT_B = Json.parse("{\"sentiment\":\"positive\",\"from\":\"backup\"}");
+    private final LedgerFixture ledger = new LedgerFixture();
+
+    @AfterAll
+    static void stopPool() {
+        POOL.shutdownNow();
+    }
+
+    @Test
+    void reverseOrderTheFallbackWinsAndTheLatePrimaryIsDiscarded() {
+        // given A (primary) UNKNOWN then cancelled out of band, and B (backup) started
+        Attempt[] ab = ledger.cancelledThenFallback();
+        Attempt a = ab[0];
+        Attempt b = ab[1];
+
+        // when B answers first and A's answer arrives later
+        CompletionOutcome bOutcome = ledger.store.complete(b.jobId(), b.id(), RESULT_B, "req-b");
+        CompletionOutcome aOutcome = ledger.store.complete(a.jobId(), a.id(), RESULT_A, "req-a");
+
+        // then B won, A lost to B and its result was discarded, not merged
+        assertEquals(new CompletionOutcome.Won(b.jobId(), b.id()), bOutcome);
+        var lost = assertInstanceOf(CompletionOutcome.Lost.class, aOutcome);
+        assertEquals(b.id(), lost.winner());
+        assertEquals(LossReason.ATTEMPT_CANCELLED, lost.reason());
+        assertTrue(lost.firstReport());
+        Job job = ledger.store.job(a.jobId()).orElseThrow();
+        assertEquals(JobStatus.SUCCEEDED, job.status());
+        assertEquals(b.id(), job.completedBy());
+        assertEquals(RESULT_B, job.result());
+        Attempt aAfter = ledger.store.attempt(a.id()).orElseThrow();
+        assertEquals(AttemptStatus.DISCARDED, aAfter.status());
+        assertEquals(LossReason.ATTEMPT_CANCELLED, aAfter.lostReason());
+        assertEquals(CanonicalJson.sha256Hex(Json.write(RESULT_A)), aAfter.discardedResultSha256());
+        assertEquals(AttemptStatus.SUCCEEDED, ledger.store.attempt(b.id()).orElseThrow().status());
+        assertEquals(1, ledger.outboxEvents("job-results", job.id()));
+        assertEquals(1, ledger.outboxEvents("race-audit", job.id()));
+    }
+
+    @Test
+    void aLateAnswerForAnUnknownAttemptStillWinsWhenNobodyResolvedIt() {
+        Attempt a = ledger.submitted("owner-a").firstAttempt();
+        ledger.store.start(a.id(), LedgerFixture.SOFT_TIMEOUT);
+        ledger.store.markUnknown(a.id());
+
+        assertEquals(new CompletionOutcome.Won(a.jobId(), a.id()), ledger.store.complete(a.jobId(), a.id(), RESULT_A, null));
+        assertEquals(JobStatus.SUCCEEDED, ledger.store.job(a.jobId()).orElseThrow().status());
+    }
+
+    @Test
+    void concurrentCompletionsHaveExactlyOneWinner() {
+        for (int round = 0; round < 500; round++) {
+            // given A cancelled out of band and B live, both with an answer in hand
+            Attempt[] ab = ledger.cancelledThenFallback();
+            Attempt a = ab[0];
+            Attempt b = ab[1];
+
+            // when both completions are applied at the same moment
+            List<CompletionOutcome> outcomes = StartGate.race(POOL, List.<Callable<CompletionOutcome>>of(
+                    () -> ledger.store.complete(a.jobId(), a.id(), RESULT_A, "req-a"),
+                    () -> ledger.store.complete(b.jobId(), b.id(), RESULT_B, "req-b")));
+
+            // then exactly one won, the other lost to it, and the job holds one result: the winner's
+            long winners = outcomes.stream().filter(CompletionOutcome.Won.class::isInstance).count();
+            assertEquals(1, winners, "round " + round + ": " + outcomes);
+            // (A's loss names B when B committed first; when A's answer was handled first there was no winner yet)
+            var lost = assertInstanceOf(CompletionOutcome.Lost.class, outcomes.get(0));
+            assertTrue(lost.winner() == null || lost.winner().equals(b.id()), "round " + round + ": " + lost);
+            assertEquals(LossReason.ATTEMPT_CANCELLED, lost.reason());
+            Job job = ledger.store.job(a.jobId()).orElseThrow();
+            assertEquals(RESULT_B, job.result());
+            assertEquals(1, ledger.outboxEvents("job-results", job.id()));
+            assertEquals(1, ledger.outboxEvents("race-audit", job.id()));
+        }
+    }
+
+    @Test
+    void completionRacingTheOwnersCancelHasOneOutcome() {
+        for (int round = 0; round < 500; round++) {
+            // given a started attempt
+            Attempt a = ledger.submitted("owner-a").firstAttempt();
+            ledger.store.start(a.id(), LedgerFixture.SOFT_TIMEOUT);
+
+            // when its answer and the owner's cancel arrive together
+            List<Object> outcomes = StartGate.race(POOL, List.<Callable<Object>>of(
+                    () -> ledger.store.complete(a.jobId(), a.id(), RESULT_A, null),
+                    () -> ledger.store.cancelJob(a.jobId(), "owner changed their mind")));
+
+            // then either the answer won and the cancel came too late, or the cancel won and the answer was discarded
+            Job job = ledger.store.job(a.jobId()).orElseThrow();
+            if (outcomes.get(0) instanceof CompletionOutcome.Won) {
+                assertInstanceOf(TransitionOutcome.NotApplied.class, outcomes.get(1));
+                assertEquals(JobStatus.SUCCEEDED, job.status());
+                assertEquals(0, ledger.outboxEvents("race-audit", job.id()));
+            } else {
+                var lost = assertInstanceOf(CompletionOutcome.Lost.class, outcomes.get(0));
+                assertEquals(LossReason.JOB_CANCELLED, lost.reason());
+                assertNull(lost.winner());
+                assertEquals(JobStatus.CANCELLED, job.status());
+                assertNull(job.result());
+                assertEquals(1, ledger.outboxEvents("race-audit", job.id()));
+            }
+            assertEquals(1, ledger.outboxEvents("job-results", job.id()), "round " + round);
+        }
+    }
+
+    @Test
+    void redeliveringTheWinnersCompletionIsAlreadyAppliedAndChangesNothing() {
+        Attempt a = ledger.submitted("owner-a").firstAttempt();
+        ledger.store.start(a.id(), LedgerFixture.SOFT_TIMEOUT);
+        assertInstanceOf(CompletionOutcome.Won.class, ledger.store.complete(a.jobId(), a.id(), RESULT_A, "req-a"));
+        Job before = ledger.store.job(a.jobId()).orElseThrow();
+
+        CompletionOutcome again = ledger.store.complete(a.jobId(), a.id(), RESULT_A, "req-a");
+
+        assertEquals(new CompletionOutcome.AlreadyApplied(a.jobId(), a.id()), again);
+        assertEquals(before, ledger.store.job(a.jobId()).orElseThrow());
+        assertEquals(1, ledger.outboxEvents("job-results", a.jobId()));
+    }
+
+    @Test
+    void redeliveringALosersCompletionReportsTheLossOnceAndAuditsOnce() {
+        Attempt[] ab = ledger.cancelledThenFallback();
+        ledger.store.complete(ab[1].jobId(), ab[1].id(), RESULT_B, null);
+        assertTrue(((CompletionOutcome.Lost) ledger.store.complete(ab[0].jobId(), ab[0].id(), RESULT_A, null)).firstReport());
+
+        var again = assertInstanceOf(CompletionOutcome.Lost.class,
+                ledger.store.complete(ab[0].jobId(), ab[0].id(), RESULT_A, null));
+
+        assertFalse(again.firstReport());
+        assertEquals(ab[1].id(), again.winner());
+        assertEquals(1, ledger.outboxEvents("race-audit", ab[0].jobId()));
+    }
+
+    @Test
+    void aCompletionForAnotherJobOrANeverStartedAttemptIsRejected() {
+        Attempt a = ledger.submitted("owner-a").firstAttempt();
+        Attempt other = ledger.submitted("owner-a").firstAttempt();
+        assertInstanceOf(CompletionOutcome.Rejected.class, ledger.store.complete(other.jobId(), a.id(), RESULT_A, null));
+        assertInstanceOf(CompletionOutcome.Rejected.class, ledger.store.complete(a.jobId(), a.id(), RESULT_A, null));
+        assertEquals(JobStatus.QUEUED, ledger.store.job(a.jobId()).orElseThrow().status());
+    }
+}

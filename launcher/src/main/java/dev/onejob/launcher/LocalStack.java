@@ -1,0 +1,105 @@
+package dev.onejob.launcher;
+
+import dev.onejob.core.db.Database;
+import dev.onejob.core.db.DatabaseConfig;
+import dev.onejob.core.kafka.KafkaTopics;
+import dev.onejob.testing.EmbeddedKafka;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Map;
+
+/**
+ * The local stack on embedded defaults: PostgreSQL at {@code DATABASE_URL} (database created if missing, migrations
+ * applied), Kafka at {@code KAFKA_BOOTSTRAP_SERVERS} or a KRaft broker started in this process with its data under
+ * {@code ONEJOB_DATA_DIR}, and every topic created. Says what it is waiting for, and what to do when it fails.
+ */
+final class LocalStack implements AutoCloseable {
+    private final Progress progress;
+    private EmbeddedKafka embeddedKafka;
+    private Database database;
+    private String bootstrapServers;
+    private DatabaseConfig databaseConfig;
+
+    LocalStack(Progress progress) {
+        this.progress = progress;
+    }
+
+    void start(Map<String, String> env) {
+        databaseConfig = DatabaseConfig.fromEnv(env);
+        progress.step("waiting for PostgreSQL at " + databaseConfig.jdbcUrl());
+        createDatabaseIfMissing(databaseConfig);
+        database = Database.connect(databaseConfig, "onejob-dev");
+        progress.step("applying migrations to " + databaseConfig.databaseName());
+        Database.migrate(database.dataSource());
+
+        String given = env.get("KAFKA_BOOTSTRAP_SERVERS");
+        if (given != null && !given.isBlank()) {
+            bootstrapServers = given;
+            progress.step("using the Kafka broker at " + given);
+        } else {
+            Path dataDir = Path.of(env.getOrDefault("ONEJOB_DATA_DIR", ".onejob")).toAbsolutePath().resolve("kafka");
+            progress.step("starting Apache Kafka (KRaft, in-process) with its data in " + dataDir);
+            embeddedKafka = startEmbeddedKafka(dataDir);
+            bootstrapServers = embeddedKafka.bootstrapServers();
+        }
+        progress.step("creating topics at " + bootstrapServers);
+        KafkaTopics.ensure(bootstrapServers, KafkaTopics.allNames(), 3, (short) 1);
+    }
+
+    String bootstrapServers() {
+        return bootstrapServers;
+    }
+
+    DatabaseConfig databaseConfig() {
+        return databaseConfig;
+    }
+
+    Database database() {
+        return database;
+    }
+
+    private static EmbeddedKafka startEmbeddedKafka(Path dataDir) {
+        try {
+            return EmbeddedKafka.start(dataDir, Map.of());
+        } catch (IllegalStateException e) {
+            throw new StartupException("Apache Kafka did not start with its data in " + dataDir + " ("
+                    + e.getMessage() + "): delete that directory to start with an empty broker, set ONEJOB_DATA_DIR "
+                    + "elsewhere, or set KAFKA_BOOTSTRAP_SERVERS to use a running broker");
+        }
+    }
+
+    private static void createDatabaseIfMissing(DatabaseConfig config) {
+        DatabaseConfig admin = config.withDatabase("postgres");
+        try (Connection connection = DriverManager.getConnection(admin.jdbcUrl(), admin.user(), admin.password())) {
+            try (PreparedStatement exists = connection.prepareStatement("SELECT 1 FROM pg_database WHERE datname = ?")) {
+                exists.setString(1, config.databaseName());
+                try (ResultSet rows = exists.executeQuery()) {
+                    if (rows.next()) {
+                        return;
+                    }
+                }
+            }
+            try (Statement create = connection.createStatement()) {
+                create.execute("CREATE DATABASE \"" + config.databaseName().replace("\"", "\"\"") + "\"");
+            }
+        } catch (SQLException e) {
+            throw new StartupException("PostgreSQL is not reachable at " + admin.jdbcUrl() + " as " + admin.user()
+                    + " (" + e.getMessage() + "): start it, or set DATABASE_URL (and DATABASE_USER/DATABASE_PASSWORD)");
+        }
+    }
+
+    @Override
+    public void close() {
+        if (database != null) {
+            database.close();
+        }
+        if (embeddedKafka != null) {
+            embeddedKafka.close();
+        }
+    }
+}

@@ -1,0 +1,71 @@
+package dev.onejob.launcher;
+
+import java.io.PrintStream;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * The {@code ./onejob} command. {@code dev} brings up the local stack on embedded defaults and keeps it running
+ * until Ctrl-C.
+ */
+public final class OnejobMain {
+    private OnejobMain() {
+    }
+
+    public static void main(String[] args) {
+        String command = args.length == 0 ? "help" : args[0];
+        PrintStream out = System.out;
+        switch (command) {
+            case "dev" -> System.exit(dev(out));
+            case "help", "--help", "-h" -> {
+                usage(out);
+                System.exit(0);
+            }
+            default -> {
+                System.err.println("unknown command '" + command + "'");
+                usage(System.err);
+                System.exit(2);
+            }
+        }
+    }
+
+    private static void usage(PrintStream out) {
+        out.println("""
+                usage: ./onejob <command>
+
+                  dev     run the local stack: PostgreSQL (DATABASE_URL or 127.0.0.1:5432, database created and
+                          migrated), Apache Kafka (KAFKA_BOOTSTRAP_SERVERS or an in-process KRaft broker), topics;
+                          Ctrl-C stops it, a second start reuses the data
+                  help    this text""");
+    }
+
+    private static int dev(PrintStream out) {
+        Progress progress = new Progress(out);
+        LocalStack stack = new LocalStack(progress);
+        CountDownLatch stopped = new CountDownLatch(1);
+        try {
+            stack.start(System.getenv());
+        } catch (StartupException e) {
+            System.err.println("onejob dev: " + e.getMessage());
+            stack.close();
+            return 1;
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            out.println("stopping ...");
+            stack.close();
+            stopped.countDown();
+        }, "onejob-dev-shutdown"));
+        out.println();
+        out.println("onejob local stack is up");
+        out.println("  PostgreSQL   " + stack.databaseConfig().jdbcUrl() + " (user " + stack.databaseConfig().user() + ")");
+        out.println("  Kafka        " + stack.bootstrapServers());
+        out.println("  race-audit   kafka-console-consumer.sh --bootstrap-server " + stack.bootstrapServers()
+                + " --topic race-audit --from-beginning");
+        out.println("Ctrl-C stops everything.");
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,75 @@
+package dev.onejob.testing;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.test.KafkaClusterTestKit;
+import org.apache.kafka.common.test.TestKitNodes;
+
+/**
+ * Apache Kafka itself, one combined KRaft broker+controller, started in this JVM from Kafka's own artifacts. Used
+ * by tests and the local stack when no broker is given. With a base directory its data survives a restart.
+ */
+public final class EmbeddedKafka implements AutoCloseable {
+    private final KafkaClusterTestKit cluster;
+
+    private EmbeddedKafka(KafkaClusterTestKit cluster) {
+        this.cluster = cluster;
+    }
+
+    /**
+     * Starts the broker; {@code baseDirectory} null means a temporary directory deleted on close. With a base
+     * directory, the cluster id is kept in {@code cluster-id} there and a directory formatted by an earlier start is
+     * started as it is, with its topics and records. Extra broker properties override the single-node defaults.
+     */
+    public static EmbeddedKafka start(Path baseDirectory, Map<String, String> extraProperties) {
+        try {
+            TestKitNodes.Builder nodes = new TestKitNodes.Builder()
+                    .setCombined(true).setNumBrokerNodes(1).setNumControllerNodes(1);
+            Path idFile = baseDirectory == null ? null : baseDirectory.resolve("cluster-id");
+            // The id file is written only after a successful format, so its presence means "formatted".
+            boolean formatted = idFile != null && Files.exists(idFile);
+            String clusterId = formatted ? Files.readString(idFile).trim() : Uuid.randomUuid().toString();
+            nodes.setClusterId(clusterId);
+            if (baseDirectory != null) {
+                Files.createDirectories(baseDirectory);
+                nodes.setBaseDirectory(baseDirectory);
+            }
+            KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes.build())
+                    // Single node: without these, consumer groups and transactions wait for replicas forever.
+                    .setConfigProp("offsets.topic.replication.factor", "1")
+                    .setConfigProp("transaction.state.log.replication.factor", "1")
+                    .setConfigProp("transaction.state.log.min.isr", "1")
+                    .setConfigProp("group.initial.rebalance.delay.ms", "0")
+                    .setConfigProp("auto.create.topics.enable", "false")
+                    .setDeleteOnClose(baseDirectory == null);
+            extraProperties.forEach(builder::setConfigProp);
+            KafkaClusterTestKit cluster = builder.build();
+            if (!formatted) {
+                cluster.format();
+                if (idFile != null) {
+                    Files.writeString(idFile, clusterId);
+                }
+            }
+            cluster.startup();
+            cluster.waitForReadyBrokers();
+            return new EmbeddedKafka(cluster);
+        } catch (Exception e) {
+            throw new IllegalStateException("the in-process Kafka broker did not start: " + e.getMessage(), e);
+        }
+    }
+
+    public String bootstrapServers() {
+        return cluster.bootstrapServers();
+    }
+
+    @Override
+    public void close() {
+        try {
+            cluster.close();
+        } catch (Exception e) {
+            throw new IllegalStateException("stopping the in-process Kafka broker failed", e);
+        }
+    }
+}

@@ -1,0 +1,141 @@
+package dev.onejob.testing;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A fresh PostgreSQL database for this test run, migrated with the schema module's Flyway migrations and dropped
+ * when the JVM exits. The server is {@code DATABASE_URL}'s (a {@code jdbc:postgresql://host:port/...} URL) or
+ * 127.0.0.1:5432; the user is {@code DATABASE_USER} or {@code postgres}.
+ */
+public final class TestDatabase {
+    private static final Logger log = LoggerFactory.getLogger(TestDatabase.class);
+    private static final String PREFIX = "onejob_test_";
+    /** Databases of earlier runs that died without dropping theirs are removed once they are this old. */
+    private static final long STALE_AFTER_SECONDS = 6 * 3600;
+    private static TestDatabase shared;
+
+    private final String serverUrl;
+    private final String user;
+    private final String name;
+    private final HikariDataSource dataSource;
+
+    private TestDatabase(String serverUrl, String user, String name, HikariDataSource dataSource) {
+        this.serverUrl = serverUrl;
+        this.user = user;
+        this.name = name;
+        this.dataSource = dataSource;
+    }
+
+    /** The run's database, created and migrated on first use. */
+    public static synchronized TestDatabase shared() {
+        if (shared == null) {
+            shared = create();
+            Runtime.getRuntime().addShutdownHook(new Thread(shared::drop, "drop-test-database"));
+        }
+        return shared;
+    }
+
+    public DataSource dataSource() {
+        return dataSource;
+    }
+
+    public String jdbcUrl() {
+        return serverUrl + "/" + name;
+    }
+
+    public String user() {
+        return user;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** Empties every ledger table (between tests that count rows), keeping the schema. */
+    public void truncateAll() {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("TRUNCATE outbox, attempts, jobs CASCADE");
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot truncate the test database " + name, e);
+        }
+    }
+
+    private static TestDatabase create() {
+        String url = System.getenv().getOrDefault("DATABASE_URL", "jdbc:postgresql://127.0.0.1:5432/postgres");
+        if (!url.startsWith("jdbc:postgresql://")) {
+            throw new IllegalStateException("tests need DATABASE_URL as jdbc:postgresql://host:port/db, got " + url);
+        }
+        int slash = url.indexOf('/', "jdbc:postgresql://".length());
+        String serverUrl = slash < 0 ? url : url.substring(0, slash);
+        String user = System.getenv().getOrDefault("DATABASE_USER", "postgres");
+        String name = PREFIX + (System.currentTimeMillis() / 1000) + "_" + ProcessHandle.current().pid() + "_"
+                + Integer.toHexString(ThreadLocalRandom.current().nextInt(1 << 16));
+        try (Connection admin = DriverManager.getConnection(serverUrl + "/postgres", user, password());
+             Statement statement = admin.createStatement()) {
+            dropStale(statement);
+            statement.execute("CREATE DATABASE " + name);
+        } catch (SQLException e) {
+            throw new IllegalStateException("PostgreSQL is not reachable at " + serverUrl + " as " + user
+                    + " (start it, or set DATABASE_URL): " + e.getMessage(), e);
+        }
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(serverUrl + "/" + name);
+        config.setUsername(user);
+        config.setPassword(password());
+        config.setMaximumPoolSize(72);
+        config.setPoolName("test-" + name);
+        HikariDataSource dataSource = new HikariDataSource(config);
+        Flyway.configure().dataSource(dataSource).locations("classpath:db/migration").load().migrate();
+        log.info("test database {} created and migrated at {}", name, serverUrl);
+        return new TestDatabase(serverUrl, user, name, dataSource);
+    }
+
+    private static void dropStale(Statement statement) throws SQLException {
+        long now = System.currentTimeMillis() / 1000;
+        List<String> stale = new ArrayList<>();
+        try (ResultSet rows = statement.executeQuery(
+                "SELECT datname FROM pg_database WHERE datname LIKE '" + PREFIX + "%'")) {
+            while (rows.next()) {
+                String db = rows.getString(1);
+                String[] parts = db.substring(PREFIX.length()).split("_");
+                try {
+                    if (now - Long.parseLong(parts[0]) > STALE_AFTER_SECONDS) {
+                        stale.add(db);
+                    }
+                } catch (NumberFormatException ignored) {
+                    // Not one of ours.
+                }
+            }
+        }
+        for (String db : stale) {
+            statement.execute("DROP DATABASE IF EXISTS " + db + " WITH (FORCE)");
+        }
+    }
+
+    private void drop() {
+        dataSource.close();
+        try (Connection admin = DriverManager.getConnection(serverUrl + "/postgres", user, password());
+             Statement statement = admin.createStatement()) {
+            statement.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+        } catch (SQLException e) {
+            System.err.println("could not drop test database " + name + ": " + e.getMessage());
+        }
+    }
+
+    private static String password() {
+        return System.getenv("DATABASE_PASSWORD");
+    }
+}

@@ -1,0 +1,82 @@
+package dev.onejob.simulator;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * Turns a request and the content behaviour applied to it into a {@link Completion}.
+ *
+ * <p>Consumes the request, the effective behaviour and the answer function (the schema-driven
+ * {@link AnswerGenerator} unless a test supplied its own); produces the model's output, damaged the way
+ * the behaviour says. Owns nothing. Transport behaviours (hang, status, reset) never reach it.
+ */
+final class AnswerShaper {
+
+    /** Value of the key {@code invent_key} adds: a plausible model "confidence". */
+    static final double INVENTED_VALUE = 0.87;
+
+    private final Function<SimRequest, JsonNode> answerFunction;
+
+    AnswerShaper(Function<SimRequest, JsonNode> answerFunction) {
+        this.answerFunction = answerFunction;
+    }
+
+    Completion shape(Behaviour behaviour, SimRequest request) {
+        if (behaviour instanceof Behaviour.MangleNonAscii) {
+            return new Completion.Structured(AnswerGenerator.answerWithFreeText(request, mangle(request.userText())));
+        }
+        JsonNode answer = answerFunction.apply(request);
+        if (behaviour instanceof Behaviour.MalformedJson) {
+            return new Completion.Text(truncate(Json.write(answer)));
+        }
+        if (behaviour instanceof Behaviour.IgnoreFormat) {
+            return new Completion.Text(prose(answer));
+        }
+        if (behaviour instanceof Behaviour.InventKey invent && answer.isObject()) {
+            return new Completion.Structured(((ObjectNode) answer.deepCopy()).put(invent.key(), INVENTED_VALUE));
+        }
+        if (behaviour instanceof Behaviour.DropField drop && answer.isObject()) {
+            ObjectNode damaged = answer.deepCopy();
+            String field = drop.field() != null ? drop.field() : firstRequired(request.outputSchema(), damaged);
+            if (field != null) {
+                damaged.remove(field);
+            }
+            return new Completion.Structured(damaged);
+        }
+        return new Completion.Structured(answer);
+    }
+
+    /** The prompt as an encoding that cannot represent non-ASCII would pass it on: each such char a '?'. */
+    static String mangle(String text) {
+        StringBuilder mangled = new StringBuilder(text.length());
+        text.codePoints().forEach(cp -> mangled.append(cp < 128 ? (char) cp : '?'));
+        return mangled.toString();
+    }
+
+    /** A proper prefix of a JSON object's text never parses: the closing brace is always cut off. */
+    private static String truncate(String json) {
+        int keep = Math.max(1, json.length() - Math.max(1, json.length() / 3));
+        return json.substring(0, keep);
+    }
+
+    private static String prose(JsonNode answer) {
+        for (Map.Entry<String, JsonNode> field : answer.properties()) {
+            if (field.getValue().isValueNode() && !field.getValue().isNull()) {
+                return "Sure! The " + field.getKey() + " is " + field.getValue().asText() + ".";
+            }
+        }
+        return "Sure! Here is what I found in your message.";
+    }
+
+    private static String firstRequired(JsonNode schema, ObjectNode answer) {
+        JsonNode required = schema == null ? null : schema.get("required");
+        if (required != null && required.isArray() && !required.isEmpty()) {
+            return required.get(0).asText();
+        }
+        Iterator<String> names = answer.fieldNames();
+        return names.hasNext() ? names.next() : null;
+    }
+}

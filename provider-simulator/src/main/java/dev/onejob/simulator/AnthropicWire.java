@@ -1,0 +1,170 @@
+package dev.onejob.simulator;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.Headers;
+
+/**
+ * The Anthropic Messages wire protocol: {@code POST /v1/messages} and {@code POST /v1/messages/count_tokens}
+ * (one instance per endpoint).
+ *
+ * <p>Consumes {@code x-api-key}, the required {@code anthropic-version} header and bodies with
+ * {@code model}, {@code system}, {@code messages}, {@code max_tokens} (messages only), {@code tools} and
+ * {@code tool_choice}; produces {@code message} objects whose content is one {@code tool_use} block (or a
+ * {@code text} block when the request has no tool or the model "ignored" it), {@code {"input_tokens":N}}
+ * for counting, and errors shaped {@code {"type":"error","error":{"type","message"}}}. Owns nothing but
+ * the expected API key.
+ */
+final class AnthropicWire implements Wire {
+
+    private final Protocol protocol;
+    private final String expectedApiKey;
+
+    private AnthropicWire(Protocol protocol, String expectedApiKey) {
+        this.protocol = protocol;
+        this.expectedApiKey = expectedApiKey;
+    }
+
+    static AnthropicWire messages(String expectedApiKey) {
+        return new AnthropicWire(Protocol.ANTHROPIC_MESSAGES, expectedApiKey);
+    }
+
+    static AnthropicWire countTokens(String expectedApiKey) {
+        return new AnthropicWire(Protocol.ANTHROPIC_COUNT_TOKENS, expectedApiKey);
+    }
+
+    @Override
+    public Protocol protocol() {
+        return protocol;
+    }
+
+    @Override
+    public String requestIdHeader() {
+        return "request-id";
+    }
+
+    @Override
+    public boolean appliesBehaviours() {
+        return protocol == Protocol.ANTHROPIC_MESSAGES;
+    }
+
+    @Override
+    public SimRequest read(Headers headers, JsonNode body, String idempotencyKey, String bodySha256)
+            throws WireRejection {
+        checkHeaders(headers);
+        String model = Json.text(body, "model");
+        if (model == null) {
+            throw Wire.badRequest("model: Field required");
+        }
+        if (protocol == Protocol.ANTHROPIC_MESSAGES && !body.path("max_tokens").isIntegralNumber()) {
+            throw Wire.badRequest("max_tokens: Field required");
+        }
+        Prompt prompt = new Prompt();
+        JsonNode system = body.get("system");
+        if (system != null && !system.isNull()) {
+            prompt.addSystem(Prompt.contentText(system, "system"));
+        }
+        JsonNode messages = body.get("messages");
+        if (messages == null || !messages.isArray() || messages.isEmpty()) {
+            throw Wire.badRequest("messages: at least one message is required");
+        }
+        for (int i = 0; i < messages.size(); i++) {
+            prompt.addMessage(Json.text(messages.get(i), "role"),
+                    Prompt.contentText(messages.get(i).get("content"), "messages." + i + ".content"));
+        }
+        JsonNode tool = chosenTool(body);
+        return new SimRequest(protocol, model, idempotencyKey, prompt.systemText(), prompt.userText(),
+                prompt.promptText(), tool == null ? null : tool.get("input_schema"),
+                tool == null ? null : Json.text(tool, "name"), body, bodySha256);
+    }
+
+    @Override
+    public JsonNode success(SimRequest request, Completion completion, long inputTokens) {
+        if (protocol == Protocol.ANTHROPIC_COUNT_TOKENS) {
+            return Json.object().put("input_tokens", inputTokens);
+        }
+        ObjectNode message = Json.object();
+        message.put("id", Wire.randomId("msg_"));
+        message.put("type", "message");
+        message.put("role", "assistant");
+        message.put("model", request.model());
+        ArrayNode content = message.putArray("content");
+        boolean toolUse = completion instanceof Completion.Structured structured && request.toolName() != null;
+        if (toolUse) {
+            ObjectNode block = content.addObject();
+            block.put("type", "tool_use");
+            block.put("id", Wire.randomId("toolu_"));
+            block.put("name", request.toolName());
+            block.set("input", ((Completion.Structured) completion).answer());
+        } else {
+            content.addObject().put("type", "text").put("text", completion.text());
+        }
+        message.put("stop_reason", toolUse ? "tool_use" : "end_turn");
+        message.putNull("stop_sequence");
+        ObjectNode usage = message.putObject("usage");
+        usage.put("input_tokens", inputTokens);
+        usage.put("output_tokens", Math.max(1, TokenCounter.approximate(completion.text())));
+        return message;
+    }
+
+    @Override
+    public JsonNode error(int status, String message) {
+        ObjectNode error = Json.object().put("type", "error");
+        error.putObject("error").put("type", errorType(status)).put("message", message);
+        return error;
+    }
+
+    private void checkHeaders(Headers headers) throws WireRejection {
+        if (expectedApiKey != null && !Wire.keyMatches(expectedApiKey, headers.getFirst("x-api-key"))) {
+            throw new WireRejection(401, "invalid x-api-key");
+        }
+        if (headers.getFirst("anthropic-version") == null) {
+            throw Wire.badRequest("anthropic-version: header is required");
+        }
+    }
+
+    /** The tool named by {@code tool_choice} {"type":"tool"}, else the first tool; none for "none" or no tools. */
+    private static JsonNode chosenTool(JsonNode body) throws WireRejection {
+        JsonNode tools = body.get("tools");
+        if (tools == null || tools.isNull()) {
+            return null;
+        }
+        if (!tools.isArray()) {
+            throw Wire.badRequest("tools: must be an array");
+        }
+        for (int i = 0; i < tools.size(); i++) {
+            if (Json.text(tools.get(i), "name") == null || !tools.get(i).path("input_schema").isObject()) {
+                throw Wire.badRequest("tools." + i + ": name and input_schema are required");
+            }
+        }
+        JsonNode choice = body.path("tool_choice");
+        if ("none".equals(Json.text(choice, "type"))) {
+            return null;
+        }
+        if (!"tool".equals(Json.text(choice, "type"))) {
+            return tools.isEmpty() ? null : tools.get(0);
+        }
+        String wanted = Json.text(choice, "name");
+        for (JsonNode tool : tools) {
+            if (Json.text(tool, "name").equals(wanted)) {
+                return tool;
+            }
+        }
+        throw Wire.badRequest("tool_choice: tool '" + wanted + "' is not among the request's tools");
+    }
+
+    private static String errorType(int status) {
+        return switch (status) {
+            case 401 -> "authentication_error";
+            case 402 -> "billing_error";
+            case 403 -> "permission_error";
+            case 404 -> "not_found_error";
+            case 413 -> "request_too_large";
+            case 429 -> "rate_limit_error";
+            case 408, 504 -> "timeout_error";
+            case 503, 529 -> "overloaded_error";
+            default -> status >= 500 ? "api_error" : "invalid_request_error";
+        };
+    }
+}

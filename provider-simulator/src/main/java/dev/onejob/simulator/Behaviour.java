@@ -1,0 +1,179 @@
+package dev.onejob.simulator;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * What the simulator does with one protocol request, as a closed set of value types.
+ *
+ * <p>Consumed by the request handler (which applies it) and by {@link BehaviourJson} (which maps it
+ * to and from the control-plane spec, e.g. {@code {"kind":"answer","delay_ms":0}}). Owns nothing:
+ * every variant is an immutable record. Each variant's {@link #kind()} is the spec's {@code kind}
+ * and the value recorded in the ledger.
+ */
+public sealed interface Behaviour {
+
+    /** The spec and ledger name of this behaviour, e.g. {@code "drop_field"}. */
+    String kind();
+
+    /** A normal success after {@code delayMs} milliseconds. */
+    record Answer(long delayMs) implements Behaviour {
+        public Answer {
+            requireNotNegative(delayMs, "delay_ms");
+        }
+
+        @Override
+        public String kind() {
+            return "answer";
+        }
+    }
+
+    /**
+     * Reads the request, then holds the connection open and answers (success) after
+     * {@code answerAfterMs}, or never ({@code null}) until the simulator closes.
+     */
+    record Hang(Long answerAfterMs) implements Behaviour {
+        public Hang {
+            if (answerAfterMs != null) {
+                requireNotNegative(answerAfterMs, "answer_after_ms");
+            }
+        }
+
+        @Override
+        public String kind() {
+            return "hang";
+        }
+    }
+
+    /** An error in the protocol's own error shape, with a {@code Retry-After} header when given. */
+    record Status(int status, Integer retryAfterSeconds) implements Behaviour {
+        public Status {
+            if (status < 400 || status > 599) {
+                throw new IllegalArgumentException("status must be 400..599, was " + status);
+            }
+            if (retryAfterSeconds != null) {
+                requireNotNegative(retryAfterSeconds, "retry_after_s");
+            }
+        }
+
+        @Override
+        public String kind() {
+            return "status";
+        }
+    }
+
+    /** 200, but the answer is a truncated (so invalid) JSON text. */
+    record MalformedJson() implements Behaviour {
+        @Override
+        public String kind() {
+            return "malformed_json";
+        }
+    }
+
+    /** A valid answer plus an invented top-level key. */
+    record InventKey(String key) implements Behaviour {
+        public InventKey {
+            Objects.requireNonNull(key, "key");
+        }
+
+        @Override
+        public String kind() {
+            return "invent_key";
+        }
+    }
+
+    /**
+     * A valid answer minus {@code field} ({@code null} = the schema's first required field), on every
+     * {@code everyNth}-th request this behaviour is applied to (1 = every request).
+     */
+    record DropField(String field, int everyNth) implements Behaviour {
+        public DropField {
+            if (everyNth < 1) {
+                throw new IllegalArgumentException("every_nth must be >= 1, was " + everyNth);
+            }
+        }
+
+        @Override
+        public String kind() {
+            return "drop_field";
+        }
+    }
+
+    /** Prose instead of the requested JSON. */
+    record IgnoreFormat() implements Behaviour {
+        @Override
+        public String kind() {
+            return "ignore_format";
+        }
+    }
+
+    /** Free-text string values echo the user prompt with every non-ASCII character replaced by '?'. */
+    record MangleNonAscii() implements Behaviour {
+        @Override
+        public String kind() {
+            return "mangle_non_ascii";
+        }
+    }
+
+    /** Reads the request, then closes the connection without any response. */
+    record Reset() implements Behaviour {
+        @Override
+        public String kind() {
+            return "reset";
+        }
+    }
+
+    static Behaviour answer() {
+        return new Answer(0);
+    }
+
+    static Behaviour answerAfter(Duration delay) {
+        return new Answer(delay.toMillis());
+    }
+
+    static Behaviour hangForever() {
+        return new Hang(null);
+    }
+
+    static Behaviour hangThenAnswer(Duration answerAfter) {
+        return new Hang(answerAfter.toMillis());
+    }
+
+    static Behaviour status(int status) {
+        return new Status(status, null);
+    }
+
+    static Behaviour status(int status, int retryAfterSeconds) {
+        return new Status(status, retryAfterSeconds);
+    }
+
+    static Behaviour malformedJson() {
+        return new MalformedJson();
+    }
+
+    static Behaviour inventKey(String key) {
+        return new InventKey(key);
+    }
+
+    static Behaviour dropField(String field, int everyNth) {
+        return new DropField(field, everyNth);
+    }
+
+    static Behaviour ignoreFormat() {
+        return new IgnoreFormat();
+    }
+
+    static Behaviour mangleNonAscii() {
+        return new MangleNonAscii();
+    }
+
+    static Behaviour reset() {
+        return new Reset();
+    }
+
+    private static void requireNotNegative(long value, String name) {
+        if (value < 0) {
+            throw new IllegalArgumentException(name + " must be >= 0, was " + value);
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package dev.onejob.simulator;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Instant;
+
+/**
+ * One protocol request as the simulator saw it. Never holds an API key or the request body, only the
+ * body's SHA-256.
+ *
+ * <p>Produced by {@link Ledger}; serialised for {@code GET /_sim/ledger} by {@link #toJson()} and read
+ * back by {@link #fromJson(JsonNode)}.
+ *
+ * @param sequence        1-based arrival order within this simulator (restarts after a clear)
+ * @param receivedAt      when the request body had been read
+ * @param path            request path, e.g. {@code /v1/chat/completions}
+ * @param protocol        {@code openai-chat}, {@code anthropic-messages} or {@code anthropic-count-tokens}
+ * @param idempotencyKey  the {@code Idempotency-Key} header, or {@code null}
+ * @param model           the request's {@code model}, or {@code null} when it had none or was not JSON
+ * @param bodySha256      hex SHA-256 of the raw request body
+ * @param behaviour       the behaviour kind applied, or {@code "rejected"} when the request was refused
+ *                        before any behaviour (bad key, bad request)
+ * @param status          the HTTP status answered, or {@code null} while none was (hang, reset); set just
+ *                        before the response is written, so a client holding its answer finds it here
+ */
+public record LedgerEntry(
+        long sequence,
+        Instant receivedAt,
+        String path,
+        String protocol,
+        String idempotencyKey,
+        String model,
+        String bodySha256,
+        String behaviour,
+        Integer status) {
+
+    /** The behaviour value of requests refused before any behaviour was applied. */
+    public static final String REJECTED = "rejected";
+
+    LedgerEntry withStatus(int answered) {
+        return new LedgerEntry(sequence, receivedAt, path, protocol, idempotencyKey, model, bodySha256,
+                behaviour, answered);
+    }
+
+    public ObjectNode toJson() {
+        ObjectNode json = Json.object();
+        json.put("sequence", sequence);
+        json.put("received_at", receivedAt.toString());
+        json.put("path", path);
+        json.put("protocol", protocol);
+        json.put("idempotency_key", idempotencyKey);
+        json.put("model", model);
+        json.put("body_sha256", bodySha256);
+        json.put("behaviour", behaviour);
+        json.put("status", status);
+        return json;
+    }
+
+    public static LedgerEntry fromJson(JsonNode json) {
+        JsonNode status = json.get("status");
+        return new LedgerEntry(
+                json.get("sequence").asLong(),
+                Instant.parse(json.get("received_at").asText()),
+                Json.text(json, "path"),
+                Json.text(json, "protocol"),
+                Json.text(json, "idempotency_key"),
+                Json.text(json, "model"),
+                Json.text(json, "body_sha256"),
+                Json.text(json, "behaviour"),
+                status == null || status.isNull() ? null : status.asInt());
+    }
+}

@@ -1,0 +1,140 @@
+package dev.onejob.simulator;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.Headers;
+import java.time.Clock;
+
+/**
+ * The OpenAI Chat Completions wire protocol ({@code POST /v1/chat/completions}).
+ *
+ * <p>Consumes {@code Authorization: Bearer} and bodies with {@code model}, {@code messages} and an optional
+ * {@code response_format} of type {@code json_schema}; produces {@code chat.completion} objects whose
+ * message content is the answer as JSON text, and errors shaped
+ * {@code {"error":{"message","type","param","code"}}}. Owns nothing but the expected API key.
+ */
+final class OpenAiChatWire implements Wire {
+
+    private final String expectedApiKey;
+    private final Clock clock;
+
+    OpenAiChatWire(String expectedApiKey, Clock clock) {
+        this.expectedApiKey = expectedApiKey;
+        this.clock = clock;
+    }
+
+    @Override
+    public Protocol protocol() {
+        return Protocol.OPENAI_CHAT;
+    }
+
+    @Override
+    public String requestIdHeader() {
+        return "x-request-id";
+    }
+
+    @Override
+    public SimRequest read(Headers headers, JsonNode body, String idempotencyKey, String bodySha256)
+            throws WireRejection {
+        checkKey(headers.getFirst("Authorization"));
+        String model = Json.text(body, "model");
+        if (model == null) {
+            throw Wire.badRequest("you must provide a model parameter");
+        }
+        JsonNode messages = body.get("messages");
+        if (messages == null || !messages.isArray() || messages.isEmpty()) {
+            throw Wire.badRequest("'messages' must be a non-empty array");
+        }
+        Prompt prompt = new Prompt();
+        for (int i = 0; i < messages.size(); i++) {
+            String role = Json.text(messages.get(i), "role");
+            String text = Prompt.contentText(messages.get(i).get("content"), "messages[" + i + "]");
+            if ("system".equals(role) || "developer".equals(role)) {
+                prompt.addSystem(text);
+            } else {
+                prompt.addMessage(role, text);
+            }
+        }
+        return new SimRequest(protocol(), model, idempotencyKey, prompt.systemText(), prompt.userText(),
+                prompt.promptText(), outputSchema(body.get("response_format")), null, body, bodySha256);
+    }
+
+    @Override
+    public JsonNode success(SimRequest request, Completion completion, long inputTokens) {
+        ObjectNode answer = Json.object();
+        answer.put("id", Wire.randomId("chatcmpl-"));
+        answer.put("object", "chat.completion");
+        answer.put("created", clock.instant().getEpochSecond());
+        answer.put("model", request.model());
+        ObjectNode choice = answer.putArray("choices").addObject();
+        choice.put("index", 0);
+        ObjectNode message = choice.putObject("message");
+        message.put("role", "assistant");
+        message.put("content", completion.text());
+        message.putNull("refusal");
+        choice.putNull("logprobs");
+        choice.put("finish_reason", "stop");
+        long outputTokens = Math.max(1, TokenCounter.approximate(completion.text()));
+        ObjectNode usage = answer.putObject("usage");
+        usage.put("prompt_tokens", inputTokens);
+        usage.put("completion_tokens", outputTokens);
+        usage.put("total_tokens", inputTokens + outputTokens);
+        return answer;
+    }
+
+    @Override
+    public JsonNode error(int status, String message) {
+        ObjectNode error = Json.object();
+        ObjectNode detail = error.putObject("error");
+        detail.put("message", message);
+        detail.put("type", errorType(status));
+        detail.putNull("param");
+        detail.put("code", errorCode(status));
+        return error;
+    }
+
+    private void checkKey(String authorization) throws WireRejection {
+        if (expectedApiKey == null) {
+            return;
+        }
+        if (authorization == null || !authorization.startsWith("Bearer ")) {
+            throw new WireRejection(401, "You didn't provide an API key. Provide it in an Authorization header"
+                    + " using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).");
+        }
+        if (!Wire.keyMatches(expectedApiKey, authorization.substring("Bearer ".length()))) {
+            throw new WireRejection(401, "Incorrect API key provided.");
+        }
+    }
+
+    private static JsonNode outputSchema(JsonNode responseFormat) throws WireRejection {
+        if (responseFormat == null || responseFormat.isNull()
+                || !"json_schema".equals(Json.text(responseFormat, "type"))) {
+            return null;
+        }
+        JsonNode schema = responseFormat.path("json_schema").get("schema");
+        if (schema == null || !schema.isObject()) {
+            throw Wire.badRequest("response_format.json_schema.schema must be a JSON Schema object");
+        }
+        return schema;
+    }
+
+    private static String errorType(int status) {
+        return switch (status) {
+            case 429 -> "requests";
+            case 408, 504 -> "timeout";
+            default -> status >= 500 ? "server_error" : "invalid_request_error";
+        };
+    }
+
+    private static String errorCode(int status) {
+        return switch (status) {
+            case 401 -> "invalid_api_key";
+            case 403 -> "permission_denied";
+            case 404 -> "not_found";
+            case 405 -> "method_not_allowed";
+            case 429 -> "rate_limit_exceeded";
+            case 503 -> "service_unavailable";
+            default -> status >= 500 ? "server_error" : "invalid_request";
+        };
+    }
+}

@@ -1,0 +1,167 @@
+package dev.onejob.simulator;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import java.io.IOException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Serves one protocol endpoint: reads the request, records it in the ledger, then applies the behaviour.
+ *
+ * <p>Consumes HTTP exchanges on its {@link Wire}'s path; produces protocol-shaped answers, errors, delays,
+ * hangs and dropped connections; writes one ledger entry per request before the behaviour is applied
+ * and reports the answered status to it afterwards. Owns no state: rules, ledger, shaper and token
+ * counter belong to the {@link ProviderSimulator}; {@code closed} is released when the simulator closes,
+ * which ends every delay and hang.
+ */
+final class ProtocolHandler implements HttpHandler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ProtocolHandler.class);
+    private static final BehaviourRules.Applied NO_BEHAVIOUR = new BehaviourRules.Applied(Behaviour.answer(), 1);
+
+    private final Wire wire;
+    private final BehaviourRules rules;
+    private final Ledger ledger;
+    private final AnswerShaper shaper;
+    private final TokenCounter tokens;
+    private final CountDownLatch closed;
+
+    ProtocolHandler(Wire wire, BehaviourRules rules, Ledger ledger, AnswerShaper shaper, TokenCounter tokens,
+                    CountDownLatch closed) {
+        this.wire = wire;
+        this.rules = rules;
+        this.ledger = ledger;
+        this.shaper = shaper;
+        this.tokens = tokens;
+        this.closed = closed;
+    }
+
+    /** The path this handler serves. */
+    String path() {
+        return wire.protocol().path();
+    }
+
+    @Override
+    public void handle(HttpExchange exchange) {
+        try {
+            serve(exchange);
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("{} request ended without a complete answer: {}", wire.protocol().wireName(), e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            // Without a response started, closing the exchange closes the connection: that is "reset".
+            exchange.close();
+        }
+    }
+
+    private void serve(HttpExchange exchange) throws IOException, InterruptedException {
+        byte[] raw = exchange.getRequestBody().readAllBytes();
+        String idempotencyKey = exchange.getRequestHeaders().getFirst("Idempotency-Key");
+        String bodySha256 = Json.sha256Hex(raw);
+        JsonNode body = parseOrNull(raw);
+        String path = exchange.getRequestURI().getPath();
+        SimRequest request;
+        try {
+            request = read(exchange, path, body, idempotencyKey, bodySha256);
+        } catch (WireRejection rejection) {
+            Ledger.Receipt receipt = ledger.record(new Ledger.Arrival(path, wire.protocol(), idempotencyKey,
+                    Json.text(body, "model"), bodySha256, LedgerEntry.REJECTED));
+            receipt.answered(rejection.status());
+            send(exchange, rejection.status(), wire.error(rejection.status(), rejection.getMessage()), null);
+            return;
+        }
+        Behaviour behaviour = effective(wire.appliesBehaviours() ? rules.resolve(idempotencyKey) : NO_BEHAVIOUR);
+        Ledger.Receipt receipt = ledger.record(new Ledger.Arrival(path, wire.protocol(), idempotencyKey,
+                request.model(), bodySha256, behaviour.kind()));
+        apply(behaviour, request, exchange, receipt);
+    }
+
+    private SimRequest read(HttpExchange exchange, String path, JsonNode body, String idempotencyKey,
+                            String bodySha256) throws WireRejection {
+        if (!wire.protocol().path().equals(path)) {
+            throw new WireRejection(404, "Unknown request URL: POST " + path);
+        }
+        if (!"POST".equals(exchange.getRequestMethod())) {
+            throw new WireRejection(405, "Method " + exchange.getRequestMethod() + " is not allowed; use POST");
+        }
+        if (body == null || !body.isObject()) {
+            throw Wire.badRequest("The request body is not a JSON object");
+        }
+        return wire.read(exchange.getRequestHeaders(), body, idempotencyKey, bodySha256);
+    }
+
+    /** A drop_field rule only damages every n-th answer; the others are plain answers, and say so. */
+    private static Behaviour effective(BehaviourRules.Applied applied) {
+        if (applied.behaviour() instanceof Behaviour.DropField drop && applied.application() % drop.everyNth() != 0) {
+            return Behaviour.answer();
+        }
+        return applied.behaviour();
+    }
+
+    private void apply(Behaviour behaviour, SimRequest request, HttpExchange exchange, Ledger.Receipt receipt)
+            throws IOException, InterruptedException {
+        if (behaviour instanceof Behaviour.Reset) {
+            return;
+        }
+        if (behaviour instanceof Behaviour.Status status) {
+            String retryAfter = status.retryAfterSeconds() == null ? null : status.retryAfterSeconds().toString();
+            receipt.answered(status.status());
+            send(exchange, status.status(), wire.error(status.status(), "Simulated " + status.status()), retryAfter);
+            return;
+        }
+        if (!waitUnlessClosed(behaviour)) {
+            return;
+        }
+        JsonNode success;
+        try {
+            success = wire.success(request, shaper.shape(behaviour, request), tokens.inputTokens(request));
+        } catch (RuntimeException e) {
+            LOG.warn("answer function failed for a {} request", wire.protocol().wireName(), e);
+            receipt.answered(500);
+            send(exchange, 500, wire.error(500, "The simulator's answer function failed: " + e), null);
+            return;
+        }
+        // Status first: a client that already holds its answer must find the status in the ledger.
+        receipt.answered(200);
+        send(exchange, 200, success, null);
+    }
+
+    /** Waits as the behaviour says; false when the simulator closed first (the connection is then dropped). */
+    private boolean waitUnlessClosed(Behaviour behaviour) throws InterruptedException {
+        if (behaviour instanceof Behaviour.Answer answer && answer.delayMs() > 0) {
+            return !closed.await(answer.delayMs(), TimeUnit.MILLISECONDS);
+        }
+        if (behaviour instanceof Behaviour.Hang hang) {
+            if (hang.answerAfterMs() == null) {
+                closed.await();
+                return false;
+            }
+            return !closed.await(hang.answerAfterMs(), TimeUnit.MILLISECONDS);
+        }
+        return true;
+    }
+
+    private void send(HttpExchange exchange, int status, JsonNode body, String retryAfter) throws IOException {
+        byte[] bytes = Json.bytes(body);
+        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        exchange.getResponseHeaders().set(wire.requestIdHeader(), Wire.randomId("req_"));
+        if (retryAfter != null) {
+            exchange.getResponseHeaders().set("Retry-After", retryAfter);
+        }
+        exchange.sendResponseHeaders(status, bytes.length);
+        exchange.getResponseBody().write(bytes);
+    }
+
+    private static JsonNode parseOrNull(byte[] raw) {
+        try {
+            return Json.parse(raw);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+}

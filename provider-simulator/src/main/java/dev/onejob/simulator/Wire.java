@@ -1,0 +1,51 @@
+package dev.onejob.simulator;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.Headers;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * One provider wire protocol: how its requests are checked and read, how its answers and errors look.
+ *
+ * <p>Implemented by {@link OpenAiChatWire} and {@link AnthropicWire}; consumed by {@link ProtocolHandler},
+ * which owns the HTTP exchange and applies behaviours. Implementations are stateless.
+ */
+interface Wire {
+
+    Protocol protocol();
+
+    /** Name of the response header carrying the request id ({@code x-request-id} / {@code request-id}). */
+    String requestIdHeader();
+
+    /** Checks headers (API key, required headers) and reads the body, or says why the request is refused. */
+    SimRequest read(Headers headers, JsonNode body, String idempotencyKey, String bodySha256) throws WireRejection;
+
+    /** Whether scripted behaviours apply on this endpoint (not for token counting). */
+    default boolean appliesBehaviours() {
+        return true;
+    }
+
+    /** The 200 body for {@code completion}. */
+    JsonNode success(SimRequest request, Completion completion, long inputTokens);
+
+    /** An error body in this protocol's own shape. */
+    JsonNode error(int status, String message);
+
+    /** Constant-time comparison, so a wrong key's timing says nothing about the expected one. */
+    static boolean keyMatches(String expected, String presented) {
+        return presented != null && MessageDigest.isEqual(
+                expected.getBytes(StandardCharsets.UTF_8), presented.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** {@code prefix} + 24 random lowercase hex characters, like provider ids. */
+    static String randomId(String prefix) {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        return prefix + String.format("%016x%08x", random.nextLong(), random.nextInt());
+    }
+
+    static WireRejection badRequest(String message) {
+        return new WireRejection(400, message);
+    }
+}

@@ -1,0 +1,69 @@
+package dev.onejob.simulator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class BehaviourJsonTest {
+
+    static Stream<Behaviour> everyKind() {
+        return Stream.of(new Behaviour.Answer(250), new Behaviour.Hang(null), new Behaviour.Hang(1500L),
+                new Behaviour.Status(429, 3), new Behaviour.Status(500, null), new Behaviour.MalformedJson(),
+                new Behaviour.InventKey("reasoning"), new Behaviour.DropField("summary", 3),
+                new Behaviour.DropField(null, 1), new Behaviour.IgnoreFormat(), new Behaviour.MangleNonAscii(),
+                new Behaviour.Reset());
+    }
+
+    @ParameterizedTest
+    @MethodSource("everyKind")
+    void everyKindSurvivesTheTripThroughItsSpec(Behaviour behaviour) {
+        // when
+        BehaviourJson.Spec parsed = BehaviourJson.parse(BehaviourJson.write(behaviour, true));
+
+        // then
+        assertEquals(behaviour, parsed.behaviour());
+        assertTrue(parsed.oneShot());
+    }
+
+    @Test
+    void omittedFieldsTakeTheirDocumentedDefaults() {
+        // when
+        Behaviour answer = BehaviourJson.parse(SimHttp.json("{\"kind\":\"answer\"}")).behaviour();
+        Behaviour invent = BehaviourJson.parse(SimHttp.json("{\"kind\":\"invent_key\"}")).behaviour();
+        BehaviourJson.Spec drop = BehaviourJson.parse(SimHttp.json("{\"kind\":\"drop_field\"}"));
+
+        // then
+        assertEquals(new Behaviour.Answer(0), answer);
+        assertEquals(new Behaviour.InventKey("confidence"), invent);
+        assertEquals(new Behaviour.DropField(null, 1), drop.behaviour());
+        assertFalse(drop.oneShot());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "{\"kind\":\"explode\"}",
+        "{\"delay_ms\":5}",
+        "{\"kind\":\"answer\",\"delay\":5}",
+        "{\"kind\":\"answer\",\"delay_ms\":-1}",
+        "{\"kind\":\"status\"}",
+        "{\"kind\":\"status\",\"status\":200}",
+        "{\"kind\":\"drop_field\",\"every_nth\":0}",
+        "{\"kind\":\"hang\",\"answer_after_ms\":\"soon\"}",
+        "{\"kind\":\"reset\",\"one_shot\":\"yes\"}",
+        "[]"})
+    void invalidSpecsAreRejectedWithAMessage(String spec) {
+        // when
+        IllegalArgumentException error =
+                assertThrows(IllegalArgumentException.class, () -> BehaviourJson.parse(SimHttp.json(spec)));
+
+        // then
+        assertFalse(error.getMessage().isBlank());
+    }
+}

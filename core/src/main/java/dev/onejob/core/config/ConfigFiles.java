@@ -1,0 +1,120 @@
+package dev.onejob.core.config;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Reading the files users edit (providers, contracts, tokens): YAML or JSON, with errors that name the file and
+ * the line, or the field path, and say what was expected. {@code ${VAR}} and {@code ${VAR:-default}} in string
+ * values are replaced from the environment.
+ */
+public final class ConfigFiles {
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+    private static final Pattern ENV_REF = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?}");
+    private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)");
+
+    private ConfigFiles() {
+    }
+
+    public static JsonNode read(Path file) {
+        if (!Files.isRegularFile(file)) {
+            throw new ConfigException(file + ": file not found");
+        }
+        try {
+            return YAML.readTree(file.toFile());
+        } catch (JsonProcessingException e) {
+            JsonLocation at = e.getLocation();
+            String where = at == null ? "" : ":" + at.getLineNr() + ":" + at.getColumnNr();
+            throw new ConfigException(file + where + ": " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw new ConfigException(file + ": cannot read (" + e.getMessage() + ")");
+        }
+    }
+
+    /** A required string field, with environment references resolved. */
+    public static String string(Path file, JsonNode node, String path, String field, Map<String, String> env) {
+        JsonNode value = node.get(field);
+        if (value == null || value.isNull()) {
+            throw new ConfigException(file + ": " + path + "." + field + " is required");
+        }
+        if (!value.isTextual() && !value.isNumber()) {
+            throw new ConfigException(file + ": " + path + "." + field + " must be a string");
+        }
+        return resolveEnv(file, path + "." + field, value.asText(), env);
+    }
+
+    public static String optionalString(Path file, JsonNode node, String path, String field, Map<String, String> env) {
+        JsonNode value = node.get(field);
+        return value == null || value.isNull() ? null : string(file, node, path, field, env);
+    }
+
+    public static int positiveInt(Path file, JsonNode node, String path, String field, Integer fallback) {
+        JsonNode value = node.get(field);
+        if (value == null || value.isNull()) {
+            if (fallback != null) {
+                return fallback;
+            }
+            throw new ConfigException(file + ": " + path + "." + field + " is required");
+        }
+        if (!value.canConvertToInt() || !value.isIntegralNumber() || value.asInt() < 1) {
+            throw new ConfigException(file + ": " + path + "." + field + " must be a positive whole number, got "
+                    + value);
+        }
+        return value.asInt();
+    }
+
+    /** Durations as users write them: {@code 500ms}, {@code 10s}, {@code 2m}, {@code 1h}. */
+    public static Duration duration(Path file, JsonNode node, String path, String field, Duration fallback) {
+        JsonNode value = node.get(field);
+        if (value == null || value.isNull()) {
+            if (fallback != null) {
+                return fallback;
+            }
+            throw new ConfigException(file + ": " + path + "." + field + " is required");
+        }
+        return parseDuration(value.asText()).orElseThrow(() -> new ConfigException(file + ": " + path + "." + field
+                + " must be a duration like 500ms, 10s, 2m or 1h, got '" + value.asText() + "'"));
+    }
+
+    public static java.util.Optional<Duration> parseDuration(String text) {
+        Matcher m = DURATION.matcher(text.trim());
+        if (!m.matches()) {
+            return java.util.Optional.empty();
+        }
+        long amount = Long.parseLong(m.group(1));
+        return java.util.Optional.of(switch (m.group(2)) {
+            case "ms" -> Duration.ofMillis(amount);
+            case "s" -> Duration.ofSeconds(amount);
+            case "m" -> Duration.ofMinutes(amount);
+            default -> Duration.ofHours(amount);
+        });
+    }
+
+    private static String resolveEnv(Path file, String path, String text, Map<String, String> env) {
+        Matcher m = ENV_REF.matcher(text);
+        StringBuilder out = new StringBuilder();
+        while (m.find()) {
+            String value = env.get(m.group(1));
+            if (value == null) {
+                value = m.group(2);
+            }
+            if (value == null) {
+                throw new ConfigException(file + ": " + path + " refers to ${" + m.group(1)
+                        + "}, which is not set (set it, or write ${" + m.group(1) + ":-default})");
+            }
+            m.appendReplacement(out, Matcher.quoteReplacement(value));
+        }
+        m.appendTail(out);
+        return out.toString();
+    }
+}

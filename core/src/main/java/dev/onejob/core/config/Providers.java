@@ -1,0 +1,98 @@
+package dev.onejob.core.config;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The providers file ({@code PROVIDERS_FILE}, default {@code config/providers.yaml}), validated at startup:
+ * <pre>
+ * providers:
+ *   - id: primary
+ *     protocol: openai-chat          # or anthropic-messages
+ *     base_url: https://api.openai.com
+ *     model: gpt-4o-mini
+ *     api_key_env: OPENAI_API_KEY
+ *     tokenizer: o200k_base
+ *     context_window: 128000
+ *     soft_timeout: 10s
+ *     hard_timeout: 120s
+ * </pre>
+ */
+public final class Providers {
+    private final Map<String, ProviderConfig> byId;
+
+    private Providers(Map<String, ProviderConfig> byId) {
+        this.byId = byId;
+    }
+
+    public static Providers load(Path file, Map<String, String> env) {
+        JsonNode root = ConfigFiles.read(file);
+        JsonNode list = root == null ? null : root.get("providers");
+        if (list == null || !list.isArray() || list.isEmpty()) {
+            throw new ConfigException(file + ": expected a non-empty list under 'providers:'");
+        }
+        Map<String, ProviderConfig> byId = new LinkedHashMap<>();
+        for (int i = 0; i < list.size(); i++) {
+            ProviderConfig provider = parse(file, list.get(i), "providers[" + i + "]", env);
+            if (byId.putIfAbsent(provider.id(), provider) != null) {
+                throw new ConfigException(file + ": providers[" + i + "].id '" + provider.id() + "' is used twice");
+            }
+        }
+        return new Providers(byId);
+    }
+
+    public static Providers of(Collection<ProviderConfig> providers) {
+        Map<String, ProviderConfig> byId = new LinkedHashMap<>();
+        providers.forEach(p -> byId.put(p.id(), p));
+        return new Providers(byId);
+    }
+
+    private static ProviderConfig parse(Path file, JsonNode node, String path, Map<String, String> env) {
+        if (node == null || !node.isObject()) {
+            throw new ConfigException(file + ": " + path + " must be a mapping with id, protocol, base_url, ...");
+        }
+        String id = ConfigFiles.string(file, node, path, "id", env);
+        if (!id.matches("[a-z0-9][a-z0-9_-]{0,62}")) {
+            throw new ConfigException(file + ": " + path + ".id '" + id + "' must be lowercase letters, digits, - or _");
+        }
+        String protocolName = ConfigFiles.string(file, node, path, "protocol", env);
+        ProviderProtocol protocol = ProviderProtocol.fromWireName(protocolName).orElseThrow(() ->
+                new ConfigException(file + ": " + path + ".protocol '" + protocolName
+                        + "' is not one of openai-chat, anthropic-messages"));
+        String baseUrl = ConfigFiles.string(file, node, path, "base_url", env);
+        URI uri;
+        try {
+            uri = URI.create(baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(file + ": " + path + ".base_url '" + baseUrl + "' is not a URL");
+        }
+        if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme())) {
+            throw new ConfigException(file + ": " + path + ".base_url must start with http:// or https://");
+        }
+        Duration soft = ConfigFiles.duration(file, node, path, "soft_timeout", Duration.ofSeconds(10));
+        Duration hard = ConfigFiles.duration(file, node, path, "hard_timeout", Duration.ofSeconds(120));
+        if (hard.compareTo(soft) < 0) {
+            throw new ConfigException(file + ": " + path + ".hard_timeout (" + hard + ") must not be shorter than "
+                    + "soft_timeout (" + soft + ")");
+        }
+        String tokenizer = ConfigFiles.optionalString(file, node, path, "tokenizer", env);
+        return new ProviderConfig(id, protocol, uri, ConfigFiles.string(file, node, path, "model", env),
+                ConfigFiles.optionalString(file, node, path, "api_key_env", env),
+                tokenizer == null ? (protocol == ProviderProtocol.OPENAI_CHAT ? "o200k_base" : "anthropic") : tokenizer,
+                ConfigFiles.positiveInt(file, node, path, "context_window", 128_000), soft, hard);
+    }
+
+    public Optional<ProviderConfig> find(String id) {
+        return Optional.ofNullable(byId.get(id));
+    }
+
+    public Collection<ProviderConfig> all() {
+        return byId.values();
+    }
+}

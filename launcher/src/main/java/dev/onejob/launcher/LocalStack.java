@@ -1,8 +1,12 @@
 package dev.onejob.launcher;
 
+import dev.onejob.core.config.ConfigException;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.db.DatabaseConfig;
 import dev.onejob.core.kafka.KafkaTopics;
+import dev.onejob.ingest.IngestConfig;
+import dev.onejob.ingest.IngestService;
+import dev.onejob.ingest.OutboxRelay;
 import dev.onejob.testing.EmbeddedKafka;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -21,6 +25,8 @@ import java.util.Map;
 final class LocalStack implements AutoCloseable {
     private final Progress progress;
     private EmbeddedKafka embeddedKafka;
+    private IngestService ingest;
+    private Map<String, String> devTokens = Map.of();
     private Database database;
     private String bootstrapServers;
     private DatabaseConfig databaseConfig;
@@ -49,6 +55,33 @@ final class LocalStack implements AutoCloseable {
         }
         progress.step("creating topics at " + bootstrapServers);
         KafkaTopics.ensure(bootstrapServers, KafkaTopics.allNames(), 3, (short) 1);
+
+        Path dataDir = Path.of(env.getOrDefault("ONEJOB_DATA_DIR", ".onejob")).toAbsolutePath();
+        Map<String, String> services = new java.util.HashMap<>(env);
+        services.put("KAFKA_BOOTSTRAP_SERVERS", bootstrapServers);
+        if (!env.containsKey("TOKENS_FILE")) {
+            devTokens = DevTokens.ensure(dataDir);
+            services.put("TOKENS_FILE", DevTokens.tokensFile(dataDir).toString());
+        }
+        IngestConfig ingestConfig = IngestConfig.fromEnv(services);
+        progress.step("starting ingest-service on port " + ingestConfig.httpPort());
+        ingest = new IngestService(ingestConfig, database, OutboxRelay.AfterPublish.NOTHING);
+        try {
+            ingest.start();
+        } catch (java.io.IOException e) {
+            throw new StartupException("ingest-service cannot listen on port " + ingestConfig.httpPort() + " ("
+                    + e.getMessage() + "): stop what uses it, or set HTTP_PORT");
+        } catch (ConfigException e) {
+            throw new StartupException(e.getMessage());
+        }
+    }
+
+    Map<String, String> devTokens() {
+        return devTokens;
+    }
+
+    int httpPort() {
+        return ingest.httpPort();
     }
 
     String bootstrapServers() {
@@ -95,6 +128,9 @@ final class LocalStack implements AutoCloseable {
 
     @Override
     public void close() {
+        if (ingest != null) {
+            ingest.close();
+        }
         if (database != null) {
             database.close();
         }

@@ -56,8 +56,16 @@ public final class OnejobMain {
         }, "onejob-dev-shutdown"));
         out.println();
         out.println("onejob local stack is up");
+        out.println("  HTTP API     http://localhost:" + stack.httpPort() + "  (OpenAPI at /openapi.yaml)");
         out.println("  PostgreSQL   " + stack.databaseConfig().jdbcUrl() + " (user " + stack.databaseConfig().user() + ")");
         out.println("  Kafka        " + stack.bootstrapServers());
+        stack.devTokens().forEach((owner, token) -> out.println("  token        " + owner + ": " + token));
+        String alice = stack.devTokens().getOrDefault("alice", "$TOKEN");
+        out.println("  submit a job curl -s -X POST http://localhost:" + stack.httpPort() + "/v1/jobs"
+                + " -H 'Authorization: Bearer " + alice + "' -H 'Idempotency-Key: demo-1'"
+                + " -H 'Content-Type: application/json'"
+                + " -d '{\"contract\":\"sentiment\",\"variables\":{\"text\":\"I loved it\"},"
+                + "\"target\":\"primary\",\"fallbacks\":[\"backup\"]}'");
         out.println("  race-audit   kafka-console-consumer.sh --bootstrap-server " + stack.bootstrapServers()
                 + " --topic race-audit --from-beginning");
         out.println("Ctrl-C stops everything.");

@@ -28,7 +28,12 @@ public final class KafkaTopics {
             List<NewTopic> missing = new ArrayList<>();
             for (String name : names) {
                 if (!existing.contains(name)) {
-                    missing.add(new NewTopic(name, partitions, replication));
+                    NewTopic topic = new NewTopic(name, partitions, replication);
+                    if (name.equals(Topics.JOB_REQUESTS.name()) || name.equals(Topics.JOB_REQUESTS_DLQ.name())) {
+                        topic.configs(Map.of("max.message.bytes",
+                                Integer.toString(KafkaConfig.MAX_REQUEST_RECORD_BYTES + 64 * 1024)));
+                    }
+                    missing.add(topic);
                 }
             }
             try {

@@ -107,27 +107,54 @@ public final class LedgerStore {
 
     /** Creates the job with its first attempt and that attempt's command, or says why it did not. */
     public SubmitOutcome submit(NewJob newJob) {
+        return database.inTransaction(connection -> submitIn(connection, newJob));
+    }
+
+    /**
+     * Submits many jobs in one transaction (a poll's worth of Kafka records), in (owner, key) order so concurrent
+     * batches take their locks in the same order. Outcomes come back in the order given. When the batch as a whole
+     * fails, each job is retried in a transaction of its own, so one bad job cannot sink the others.
+     */
+    public List<SubmitOutcome> submitBatch(List<NewJob> jobs) {
+        Integer[] order = new Integer[jobs.size()];
+        for (int i = 0; i < order.length; i++) {
+            order[i] = i;
+        }
+        java.util.Arrays.sort(order, java.util.Comparator.comparing((Integer i) -> jobs.get(i).ownerId())
+                .thenComparing(i -> jobs.get(i).idempotencyKey()));
+        try {
+            return database.inTransaction(connection -> {
+                SubmitOutcome[] outcomes = new SubmitOutcome[jobs.size()];
+                for (int i : order) {
+                    outcomes[i] = submitIn(connection, jobs.get(i));
+                }
+                return List.of(outcomes);
+            });
+        } catch (RuntimeException batchFailed) {
+            return jobs.stream().map(this::submit).toList();
+        }
+    }
+
+    private SubmitOutcome submitIn(Connection connection, NewJob newJob) throws SQLException {
         String fingerprint = newJob.fingerprint();
-        return database.inTransaction(connection -> {
-            Optional<Job> inserted = LedgerSql.queryOne(connection, INSERT_JOB_IF_ABSENT, LedgerRows::job,
-                    UUID.randomUUID(), newJob.ownerId(), newJob.idempotencyKey(), fingerprint,
-                    Json.write(newJob.request()), newJob.contract(), newJob.targetProvider(),
-                    connection.createArrayOf("text", newJob.fallbackProviders().toArray()));
-            if (inserted.isPresent()) {
-                Job job = inserted.get();
-                Attempt first = insertAttempt(connection, job, newJob.targetProvider(), job.version())
-                        .orElseThrow(() -> new IllegalStateException("a new job already had a live attempt: " + job.id()));
-                return new SubmitOutcome.Created(job, first);
-            }
-            // The key exists: this statement runs after the conflicting insert committed, so it sees the row.
-            Job existing = LedgerSql.queryOne(connection, SELECT_JOB_BY_KEY, LedgerRows::job,
-                            newJob.ownerId(), newJob.idempotencyKey())
-                    .orElseThrow(() -> new IllegalStateException("ON CONFLICT fired but no job holds the key"));
-            if (existing.requestFingerprint().equals(fingerprint)) {
-                return new SubmitOutcome.Replayed(existing);
-            }
-            return new SubmitOutcome.Conflict(existing.id(), existing.requestFingerprint());
-        });
+        Optional<Job> inserted = LedgerSql.queryOne(connection, INSERT_JOB_IF_ABSENT, LedgerRows::job,
+                UUID.randomUUID(), newJob.ownerId(), newJob.idempotencyKey(), fingerprint,
+                Json.write(newJob.request()), newJob.contract(), newJob.targetProvider(),
+                connection.createArrayOf("text", newJob.fallbackProviders().toArray()));
+        if (inserted.isPresent()) {
+            Job job = inserted.get();
+            Attempt first = insertAttempt(connection, job, newJob.targetProvider(), job.version())
+                    .orElseThrow(() -> new IllegalStateException("a new job already had a live attempt: " + job.id()));
+            return new SubmitOutcome.Created(job, first);
+        }
+        // The key exists: this statement runs after the conflicting insert committed, so it sees the row.
+        Job existing = LedgerSql.queryOne(connection, SELECT_JOB_BY_KEY, LedgerRows::job,
+                        newJob.ownerId(), newJob.idempotencyKey())
+                .orElseThrow(() -> new IllegalStateException("ON CONFLICT fired but no job holds the key"));
+        if (existing.requestFingerprint().equals(fingerprint)) {
+            return new SubmitOutcome.Replayed(existing);
+        }
+        return new SubmitOutcome.Conflict(existing.id(), existing.requestFingerprint());
     }
 
     /** The fallback button (and failover's tool): a new attempt on {@code provider}, if no attempt is live. */
@@ -332,6 +359,11 @@ public final class LedgerStore {
     public Optional<Job> jobForKey(String ownerId, String idempotencyKey) {
         return database.inTransaction(connection ->
                 LedgerSql.queryOne(connection, SELECT_JOB_BY_KEY, LedgerRows::job, ownerId, idempotencyKey));
+    }
+
+    public long jobsCount() {
+        return database.inTransaction(connection -> LedgerSql.queryOne(connection, "SELECT count(*) FROM jobs",
+                row -> row.getLong(1)).orElseThrow());
     }
 
     public Optional<Attempt> attempt(UUID attemptId) {

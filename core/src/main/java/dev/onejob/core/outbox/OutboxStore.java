@@ -26,6 +26,22 @@ public final class OutboxStore {
             ON CONFLICT (topic, dedupe_key) DO NOTHING
             """;
     private static final String COUNT_UNSENT = "SELECT count(*) FROM outbox WHERE sent_at IS NULL";
+    private static final String OLDEST_UNSENT = "SELECT min(created_at) FROM outbox WHERE sent_at IS NULL";
+    /** Several relays may run: each claims rows the others have not locked, so a row is normally sent once. */
+    private static final String CLAIM_UNSENT = """
+            SELECT id, topic, message_key, payload::text, headers::text FROM outbox
+            WHERE sent_at IS NULL ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED""";
+    private static final String MARK_SENT = "UPDATE outbox SET sent_at = now() WHERE id = ANY (?) AND sent_at IS NULL";
+
+    /** One queued event as the relay publishes it. */
+    public record OutboxEvent(long id, String topic, String messageKey, JsonNode payload, Map<String, String> headers) {
+    }
+
+    /** Publishes a batch and returns only once the broker acknowledged every record; throws if any failed. */
+    @FunctionalInterface
+    public interface Publisher {
+        void publish(java.util.List<OutboxEvent> events) throws Exception;
+    }
 
     private OutboxStore() {
     }
@@ -46,6 +62,55 @@ public final class OutboxStore {
             statement.setString(4, Json.write(payload));
             statement.setString(5, Json.write(headers));
             return statement.executeUpdate() == 1;
+        }
+    }
+
+    /**
+     * Claims up to {@code limit} unsent events, publishes them and marks them sent, in one transaction: if the
+     * publisher throws or the process dies before the commit, the rows stay unsent and are published again later
+     * (consumers are idempotent), never lost. Returns how many were sent.
+     */
+    public static int relayBatch(dev.onejob.core.db.Database database, int limit, Publisher publisher) {
+        return database.inTransaction(connection -> {
+            java.util.List<OutboxEvent> events = new java.util.ArrayList<>();
+            try (PreparedStatement claim = connection.prepareStatement(CLAIM_UNSENT)) {
+                claim.setInt(1, limit);
+                try (ResultSet rows = claim.executeQuery()) {
+                    while (rows.next()) {
+                        events.add(new OutboxEvent(rows.getLong(1), rows.getString(2), rows.getString(3),
+                                Json.parse(rows.getString(4)), headers(Json.parse(rows.getString(5)))));
+                    }
+                }
+            }
+            if (events.isEmpty()) {
+                return 0;
+            }
+            try {
+                publisher.publish(events);
+            } catch (Exception e) {
+                throw new OutboxPublishException("publishing " + events.size() + " outbox events failed: " + e, e);
+            }
+            try (PreparedStatement mark = connection.prepareStatement(MARK_SENT)) {
+                mark.setArray(1, connection.createArrayOf("bigint", events.stream().map(OutboxEvent::id).toArray()));
+                mark.executeUpdate();
+            }
+            return events.size();
+        });
+    }
+
+    private static Map<String, String> headers(JsonNode node) {
+        Map<String, String> headers = new java.util.LinkedHashMap<>();
+        node.fields().forEachRemaining(e -> headers.put(e.getKey(), e.getValue().asText()));
+        return headers;
+    }
+
+    /** The age of the oldest unsent event, or null when none is waiting. */
+    public static java.time.Duration oldestUnsentAge(Connection connection) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(OLDEST_UNSENT);
+             ResultSet rows = statement.executeQuery()) {
+            rows.next();
+            java.sql.Timestamp oldest = rows.getTimestamp(1);
+            return oldest == null ? null : java.time.Duration.between(oldest.toInstant(), java.time.Instant.now());
         }
     }
 

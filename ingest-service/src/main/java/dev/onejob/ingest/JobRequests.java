@@ -1,0 +1,111 @@
+package dev.onejob.ingest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.onejob.core.config.Providers;
+import dev.onejob.core.contract.Contract;
+import dev.onejob.core.contract.Contracts;
+import dev.onejob.core.ledger.NewJob;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Turns a job request, as sent over HTTP or on {@code job-requests}, into a {@link NewJob}, or into the list of
+ * reasons it cannot be one: unknown contract or provider, missing variables, variables that break the contract's
+ * variable schema, unknown fields. The same rules for both channels.
+ */
+public final class JobRequests {
+    private static final Set<String> FIELDS = Set.of("contract", "variables", "target", "fallbacks");
+
+    private final Contracts contracts;
+    private final Providers providers;
+
+    public JobRequests(Contracts contracts, Providers providers) {
+        this.contracts = contracts;
+        this.providers = providers;
+    }
+
+    /** Either a job to submit or the problems, never both. */
+    public record Validated(NewJob job, List<String> problems) {
+        public boolean isValid() {
+            return job != null;
+        }
+    }
+
+    public Validated validate(String ownerId, String idempotencyKey, JsonNode request) {
+        List<String> problems = new ArrayList<>();
+        if (request == null || !request.isObject()) {
+            return new Validated(null, List.of("the request must be a JSON object"));
+        }
+        request.fieldNames().forEachRemaining(name -> {
+            if (!FIELDS.contains(name)) {
+                problems.add("unknown field '" + name + "' (allowed: contract, variables, target, fallbacks)");
+            }
+        });
+        String contractId = text(request, "contract", problems);
+        String target = text(request, "target", problems);
+        List<String> fallbacks = fallbacks(request.get("fallbacks"), problems);
+        Contract contract = null;
+        if (contractId != null) {
+            contract = contracts.find(contractId).orElse(null);
+            if (contract == null) {
+                problems.add("unknown contract '" + contractId + "'");
+            }
+        }
+        JsonNode variables = request.get("variables");
+        if (variables == null) {
+            problems.add("'variables' is required");
+        } else if (contract != null) {
+            contract.variableProblems(variables).forEach(p -> problems.add("variables: " + p));
+        }
+        if (target != null && providers.find(target).isEmpty()) {
+            problems.add("unknown target provider '" + target + "'");
+        }
+        for (String fallback : fallbacks) {
+            if (providers.find(fallback).isEmpty()) {
+                problems.add("unknown fallback provider '" + fallback + "'");
+            } else if (fallback.equals(target)) {
+                problems.add("fallback '" + fallback + "' is also the target");
+            }
+        }
+        if (!problems.isEmpty()) {
+            return new Validated(null, List.copyOf(problems));
+        }
+        return new Validated(new NewJob(ownerId, idempotencyKey, request, contractId, target, fallbacks), List.of());
+    }
+
+    private static String text(JsonNode request, String field, List<String> problems) {
+        JsonNode value = request.get(field);
+        if (value == null || value.isNull()) {
+            problems.add("'" + field + "' is required");
+            return null;
+        }
+        if (!value.isTextual() || value.asText().isEmpty()) {
+            problems.add("'" + field + "' must be a non-empty string");
+            return null;
+        }
+        return value.asText();
+    }
+
+    private static List<String> fallbacks(JsonNode value, List<String> problems) {
+        if (value == null || value.isNull()) {
+            return List.of();
+        }
+        if (!value.isArray()) {
+            problems.add("'fallbacks' must be an array of provider ids");
+            return List.of();
+        }
+        Set<String> seen = new LinkedHashSet<>();
+        for (JsonNode item : value) {
+            if (!item.isTextual()) {
+                problems.add("'fallbacks' must contain only provider ids (strings)");
+                return List.of();
+            }
+            if (!seen.add(item.asText())) {
+                problems.add("fallback '" + item.asText() + "' is listed twice");
+            }
+        }
+        return List.copyOf(seen);
+    }
+}

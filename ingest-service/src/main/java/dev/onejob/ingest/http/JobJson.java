@@ -1,0 +1,85 @@
+package dev.onejob.ingest.http;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.onejob.core.json.Json;
+import dev.onejob.core.ledger.Attempt;
+import dev.onejob.core.ledger.Job;
+import java.time.Instant;
+import java.util.List;
+
+/** The HTTP representation of jobs and attempts (documented in the OpenAPI file as Job and Attempt). */
+public final class JobJson {
+    private JobJson() {
+    }
+
+    public static ObjectNode job(Job job, List<Attempt> attempts) {
+        ObjectNode node = Json.object();
+        node.put("id", job.id().toString());
+        node.put("owner_id", job.ownerId());
+        node.put("idempotency_key", job.idempotencyKey());
+        node.put("status", job.status().name());
+        node.put("contract", job.contract());
+        node.put("target", job.targetProvider());
+        var fallbacks = node.putArray("fallbacks");
+        job.fallbackProviders().forEach(fallbacks::add);
+        node.set("request", job.request());
+        node.put("request_fingerprint", job.requestFingerprint());
+        node.put("version", job.version());
+        time(node, "created_at", job.createdAt());
+        time(node, "updated_at", job.updatedAt());
+        time(node, "finished_at", job.finishedAt());
+        text(node, "completed_by", job.completedBy() == null ? null : job.completedBy().toString());
+        node.set("result", job.result() == null ? Json.MAPPER.nullNode() : job.result());
+        if (job.errorCode() == null) {
+            node.putNull("error");
+        } else {
+            ObjectNode error = node.putObject("error");
+            error.put("code", job.errorCode());
+            text(error, "message", job.errorMessage());
+        }
+        var list = node.putArray("attempts");
+        attempts.forEach(a -> list.add(attempt(a)));
+        return node;
+    }
+
+    public static ObjectNode attempt(Attempt attempt) {
+        ObjectNode node = Json.object();
+        node.put("id", attempt.id().toString());
+        node.put("job_id", attempt.jobId().toString());
+        node.put("number", attempt.number());
+        node.put("provider", attempt.provider());
+        node.put("status", attempt.status().name());
+        time(node, "created_at", attempt.createdAt());
+        time(node, "started_at", attempt.startedAt());
+        time(node, "soft_deadline", attempt.softDeadline());
+        time(node, "finished_at", attempt.finishedAt());
+        if (attempt.errorCode() == null) {
+            node.putNull("error");
+        } else {
+            ObjectNode error = node.putObject("error");
+            error.put("code", attempt.errorCode());
+            text(error, "message", attempt.errorMessage());
+            if (attempt.retryable() == null) {
+                error.putNull("retryable");
+            } else {
+                error.put("retryable", attempt.retryable());
+            }
+        }
+        text(node, "provider_request_id", attempt.providerRequestId());
+        text(node, "lost_reason", attempt.lostReason() == null ? null : attempt.lostReason().wireName());
+        text(node, "discarded_result_sha256", attempt.discardedResultSha256());
+        return node;
+    }
+
+    private static void time(ObjectNode node, String field, Instant value) {
+        text(node, field, value == null ? null : value.toString());
+    }
+
+    private static void text(ObjectNode node, String field, String value) {
+        if (value == null) {
+            node.putNull(field);
+        } else {
+            node.put(field, value);
+        }
+    }
+}

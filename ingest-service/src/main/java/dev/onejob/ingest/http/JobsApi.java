@@ -1,0 +1,209 @@
+package dev.onejob.ingest.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import dev.onejob.core.json.Json;
+import dev.onejob.core.ledger.Attempt;
+import dev.onejob.core.ledger.AttemptFailure;
+import dev.onejob.core.ledger.FailureOutcome;
+import dev.onejob.core.ledger.IdempotencyKey;
+import dev.onejob.core.ledger.Job;
+import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.ledger.NewAttemptOutcome;
+import dev.onejob.core.ledger.ProviderGate;
+import dev.onejob.core.ledger.SubmitOutcome;
+import dev.onejob.core.ledger.TransitionOutcome;
+import dev.onejob.ingest.IngestMetrics;
+import dev.onejob.ingest.JobRequests;
+import dev.onejob.ingest.Principal;
+import java.io.IOException;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * The job endpoints of the HTTP API. Owners see and touch only their own jobs: another owner's job answers 404,
+ * exactly like a missing one. The ledger decides every race; this class only translates its answers to HTTP.
+ */
+final class JobsApi {
+    private final LedgerStore ledger;
+    private final JobRequests requests;
+    private final ProviderGate gate;
+    private final IngestMetrics metrics;
+    private final int maxBodyBytes;
+
+    JobsApi(LedgerStore ledger, JobRequests requests, ProviderGate gate, IngestMetrics metrics, int maxBodyBytes) {
+        this.ledger = ledger;
+        this.requests = requests;
+        this.gate = gate;
+        this.metrics = metrics;
+        this.maxBodyBytes = maxBodyBytes;
+    }
+
+    void submit(HttpExchange exchange, Principal caller) throws IOException {
+        requireRole(caller, Principal.SUBMIT);
+        String key = exchange.getRequestHeaders().getFirst("Idempotency-Key");
+        if (key == null) {
+            throw new Problem(400, "idempotency-key-missing", "Idempotency-Key header required",
+                    "POST /v1/jobs needs an Idempotency-Key header naming this intent (1 to 255 printable ASCII)");
+        }
+        IdempotencyKey.problem(key).ifPresent(reason -> {
+            throw new Problem(400, "idempotency-key-invalid", "Invalid Idempotency-Key", reason);
+        });
+        JsonNode body = Exchanges.json(Exchanges.body(exchange, maxBodyBytes));
+        JobRequests.Validated validated = requests.validate(caller.ownerId(), key, body);
+        if (!validated.isValid()) {
+            metrics.submitted("http", "invalid");
+            throw Problem.invalidRequest("the job request is not valid: " + String.join("; ", validated.problems()),
+                    validated.problems());
+        }
+        SubmitOutcome outcome = ledger.submit(validated.job());
+        if (outcome instanceof SubmitOutcome.Created created) {
+            metrics.submitted("http", "created");
+            exchange.getResponseHeaders().set("Location", "/v1/jobs/" + created.job().id());
+            Exchanges.sendJson(exchange, 201, JobJson.job(created.job(), java.util.List.of(created.firstAttempt())));
+        } else if (outcome instanceof SubmitOutcome.Replayed replayed) {
+            metrics.submitted("http", "replayed");
+            exchange.getResponseHeaders().set("Location", "/v1/jobs/" + replayed.job().id());
+            exchange.getResponseHeaders().set("Idempotent-Replayed", "true");
+            Exchanges.sendJson(exchange, 200, JobJson.job(replayed.job(), ledger.attempts(replayed.job().id())));
+        } else {
+            SubmitOutcome.Conflict conflict = (SubmitOutcome.Conflict) outcome;
+            metrics.submitted("http", "conflict");
+            throw new Problem(409, "idempotency-key-reused", "Idempotency-Key reused with a different request",
+                    "this Idempotency-Key already names job " + conflict.existingJobId() + ", created from a "
+                            + "different request; use a new key for a new intent")
+                    .with("job_id", conflict.existingJobId().toString());
+        }
+    }
+
+    void get(HttpExchange exchange, Principal caller, String id) throws IOException {
+        Job job = ownedJob(caller, id);
+        Exchanges.sendJson(exchange, 200, JobJson.job(job, ledger.attempts(job.id())));
+    }
+
+    void findByKey(HttpExchange exchange, Principal caller) throws IOException {
+        String key = Exchanges.query(exchange).get("idempotency_key");
+        if (key == null) {
+            throw new Problem(400, "bad-request", "Bad request", "GET /v1/jobs needs ?idempotency_key=K");
+        }
+        Job job = ledger.jobForKey(caller.ownerId(), key).orElseThrow(() ->
+                Problem.notFound("you have no job with that idempotency key"));
+        Exchanges.sendJson(exchange, 200, JobJson.job(job, ledger.attempts(job.id())));
+    }
+
+    void newAttempt(HttpExchange exchange, Principal caller, String id) throws IOException {
+        requireRole(caller, Principal.SUBMIT);
+        Job job = ownedJob(caller, id);
+        JsonNode body = Exchanges.json(Exchanges.body(exchange, maxBodyBytes));
+        JsonNode provider = body.get("provider");
+        if (provider == null || !provider.isTextual()) {
+            throw Problem.invalidRequest("'provider' (a provider id) is required", java.util.List.of(
+                    "'provider' is required"));
+        }
+        NewAttemptOutcome outcome = ledger.newAttempt(job.id(), provider.asText());
+        if (outcome instanceof NewAttemptOutcome.Created created) {
+            metrics.fallbackButton("created");
+            Exchanges.sendJson(exchange, 202, JobJson.attempt(created.attempt()));
+        } else if (outcome instanceof NewAttemptOutcome.LiveAttemptExists live) {
+            metrics.fallbackButton("attempt-live");
+            throw new Problem(409, "attempt-live", "An attempt is still live",
+                    "attempt " + live.attemptId() + " is " + live.status() + "; no new attempt may start until it "
+                            + "ends or an operator resolves it")
+                    .with("attempt_id", live.attemptId().toString()).with("attempt_status", live.status().name());
+        } else if (outcome instanceof NewAttemptOutcome.JobFinished finished) {
+            metrics.fallbackButton("job-finished");
+            throw jobFinished(job.id(), finished.status().name());
+        } else if (outcome instanceof NewAttemptOutcome.ProviderNotAllowed notAllowed) {
+            metrics.fallbackButton("provider-not-allowed");
+            throw new Problem(422, "provider-not-allowed", "Provider not allowed for this job",
+                    "provider '" + notAllowed.provider() + "' is not allowed for this job; allowed: "
+                            + notAllowed.allowed());
+        } else {
+            throw Problem.notFound("no such job");
+        }
+    }
+
+    void cancel(HttpExchange exchange, Principal caller, String id) throws IOException {
+        requireRole(caller, Principal.SUBMIT);
+        Job job = ownedJob(caller, id);
+        TransitionOutcome outcome = ledger.cancelJob(job.id(), "cancelled by " + caller.ownerId());
+        if (outcome instanceof TransitionOutcome.NotApplied notApplied) {
+            throw jobFinished(job.id(), notApplied.current());
+        }
+        Job after = ledger.job(job.id()).orElseThrow();
+        Exchanges.sendJson(exchange, 200, JobJson.job(after, ledger.attempts(job.id())));
+    }
+
+    void resolve(HttpExchange exchange, Principal caller, String attemptIdText) throws IOException {
+        requireRole(caller, Principal.OPERATE);
+        UUID attemptId = uuid(attemptIdText).orElseThrow(() -> Problem.notFound("no such attempt"));
+        Attempt attempt = ledger.attempt(attemptId).orElseThrow(() -> Problem.notFound("no such attempt"));
+        JsonNode body = Exchanges.json(Exchanges.body(exchange, maxBodyBytes));
+        String outcome = body.path("outcome").asText("");
+        String reason = body.path("reason").asText("");
+        if (reason.isBlank()) {
+            throw Problem.invalidRequest("'reason' is required: say why the attempt is resolved",
+                    java.util.List.of("'reason' is required"));
+        }
+        ObjectNode answer = Json.object();
+        switch (outcome) {
+            case "CANCELLED" -> {
+                if (ledger.cancelAttempt(attemptId, "resolved by " + caller.ownerId() + ": " + reason)
+                        instanceof TransitionOutcome.NotApplied notApplied) {
+                    throw notResolvable(attemptId, notApplied.current());
+                }
+                answer.put("resolution", "CANCELLED");
+            }
+            case "FAILED" -> {
+                FailureOutcome failure = ledger.fail(attemptId, new AttemptFailure("resolved_failed",
+                        "resolved by " + caller.ownerId() + ": " + reason, false), gate);
+                if (failure instanceof FailureOutcome.FailedOver over) {
+                    answer.put("resolution", "FAILED");
+                    answer.set("next_attempt", JobJson.attempt(over.next()));
+                } else if (failure instanceof FailureOutcome.JobFailed) {
+                    answer.put("resolution", "FAILED");
+                    answer.putNull("next_attempt");
+                } else {
+                    throw notResolvable(attemptId, ledger.attempt(attemptId).orElseThrow().status().name());
+                }
+            }
+            default -> throw Problem.invalidRequest("'outcome' must be FAILED or CANCELLED",
+                    java.util.List.of("'outcome' must be FAILED or CANCELLED"));
+        }
+        metrics.resolution(outcome);
+        Job job = ledger.job(attempt.jobId()).orElseThrow();
+        answer.set("job", JobJson.job(job, ledger.attempts(job.id())));
+        Exchanges.sendJson(exchange, 200, answer);
+    }
+
+    private Job ownedJob(Principal caller, String id) {
+        return uuid(id).flatMap(ledger::job).filter(job -> job.ownerId().equals(caller.ownerId()))
+                .orElseThrow(() -> Problem.notFound("no such job"));
+    }
+
+    private static Optional<UUID> uuid(String text) {
+        try {
+            return Optional.of(UUID.fromString(text));
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static void requireRole(Principal caller, String role) {
+        if (!caller.may(role)) {
+            throw Problem.forbidden("this token lacks the '" + role + "' role");
+        }
+    }
+
+    private static Problem jobFinished(UUID jobId, String status) {
+        return new Problem(409, "job-finished", "The job is finished", "job " + jobId + " is already " + status)
+                .with("job_status", status);
+    }
+
+    private static Problem notResolvable(UUID attemptId, String status) {
+        return new Problem(409, "attempt-not-resolvable", "The attempt cannot be resolved",
+                "attempt " + attemptId + " is " + status + "; only STARTING or UNKNOWN attempts can be resolved")
+                .with("attempt_status", status);
+    }
+}

@@ -1,0 +1,176 @@
+package dev.onejob.ingest.kafka;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.onejob.core.json.Json;
+import dev.onejob.core.kafka.KafkaConfig;
+import dev.onejob.core.kafka.Topics;
+import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.ledger.NewJob;
+import dev.onejob.core.ledger.SubmitOutcome;
+import dev.onejob.ingest.IngestMetrics;
+import dev.onejob.ingest.JobRequests;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Consumes {@code job-requests} as group {@code ingest-service}, one thread, one consumer. Each poll's valid
+ * requests are submitted in one database transaction; then every record gets exactly one answer on
+ * {@code job-request-outcomes} (CREATED, REPLAYED, CONFLICT, INVALID), poison records also go to
+ * {@code job-requests.dlq} with the reason and their original bytes; and only after the database commit and the
+ * broker's acknowledgements are the offsets committed. A crash in between re-delivers the poll, which the ledger
+ * answers as REPLAYED: duplicates are harmless, nothing is lost.
+ */
+public final class JobRequestConsumer implements Runnable, AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(JobRequestConsumer.class);
+    public static final String GROUP_ID = "ingest-service";
+    static final String DLQ_REASON_HEADER = "onejob-dlq-reason";
+    static final String DLQ_SOURCE_HEADER = "onejob-dlq-source";
+
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final KafkaProducer<byte[], byte[]> producer;
+    private final LedgerStore ledger;
+    private final JobRequests requests;
+    private final IngestMetrics metrics;
+    private final AtomicBoolean running = new AtomicBoolean(true);
+
+    public JobRequestConsumer(KafkaConfig kafka, String clientId, LedgerStore ledger, JobRequests requests,
+                              IngestMetrics metrics) {
+        Map<String, Object> consumerProps = kafka.consumer(GROUP_ID, clientId);
+        consumerProps.put("max.poll.records", 500);
+        this.consumer = new KafkaConsumer<>(consumerProps, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        this.producer = new KafkaProducer<>(kafka.producer(clientId + "-outcomes"), new ByteArraySerializer(),
+                new ByteArraySerializer());
+        this.ledger = ledger;
+        this.requests = requests;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public void run() {
+        try {
+            consumer.subscribe(List.of(Topics.JOB_REQUESTS.name()));
+            while (running.get()) {
+                ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(200));
+                if (!records.isEmpty()) {
+                    handle(records);
+                }
+            }
+        } catch (WakeupException e) {
+            if (running.get()) {
+                throw e;
+            }
+        } catch (RuntimeException e) {
+            log.error("event=consumer_stopped group={} error={}", GROUP_ID, e.toString(), e);
+            throw e;
+        } finally {
+            consumer.close(Duration.ofSeconds(5));
+            producer.close(Duration.ofSeconds(5));
+        }
+    }
+
+    private void handle(ConsumerRecords<byte[], byte[]> records) {
+        List<ConsumerRecord<byte[], byte[]>> all = new ArrayList<>();
+        records.forEach(all::add);
+        List<Object> answers = new ArrayList<>(all.size());
+        List<NewJob> toSubmit = new ArrayList<>();
+        List<Integer> submitIndex = new ArrayList<>();
+        for (int i = 0; i < all.size(); i++) {
+            JobRequestRecords.Parsed parsed = JobRequestRecords.parse(all.get(i));
+            if (parsed instanceof JobRequestRecords.Envelope envelope) {
+                JobRequests.Validated validated = requests.validate(envelope.ownerId(), envelope.idempotencyKey(),
+                        envelope.request());
+                if (validated.isValid()) {
+                    submitIndex.add(i);
+                    toSubmit.add(validated.job());
+                    answers.add(envelope);
+                } else {
+                    answers.add(new JobRequestConsumerAnswers.Invalid(envelope.ownerId(), envelope.idempotencyKey(),
+                            validated.problems()));
+                }
+            } else {
+                answers.add(parsed);
+            }
+        }
+        List<SubmitOutcome> outcomes = toSubmit.isEmpty() ? List.of() : ledger.submitBatch(toSubmit);
+        for (int j = 0; j < outcomes.size(); j++) {
+            var envelope = (JobRequestRecords.Envelope) answers.get(submitIndex.get(j));
+            answers.set(submitIndex.get(j), new JobRequestConsumerAnswers.Submitted(envelope.ownerId(),
+                    envelope.idempotencyKey(), outcomes.get(j)));
+        }
+        publishAnswers(all, answers);
+        consumer.commitSync(nextOffsets(all));
+    }
+
+    private void publishAnswers(List<ConsumerRecord<byte[], byte[]>> all, List<Object> answers) {
+        List<Future<RecordMetadata>> acks = new ArrayList<>();
+        for (int i = 0; i < all.size(); i++) {
+            ConsumerRecord<byte[], byte[]> record = all.get(i);
+            Object answer = answers.get(i);
+            ObjectNode outcome = JobRequestOutcomes.of(record, answer);
+            if (answer instanceof JobRequestRecords.Poison poison) {
+                acks.add(producer.send(deadLetter(record, poison.reason())));
+                metrics.deadLettered(Topics.JOB_REQUESTS.name());
+                log.warn("event=dead_lettered topic={} partition={} offset={} reason=\"{}\"", record.topic(),
+                        record.partition(), record.offset(), poison.reason());
+            }
+            metrics.submitted("kafka", outcome.get("outcome").asText().toLowerCase());
+            String key = outcome.path("owner_id").isTextual() ? outcome.get("owner_id").asText() : null;
+            acks.add(producer.send(new ProducerRecord<>(Topics.JOB_REQUEST_OUTCOMES.name(),
+                    key == null ? null : key.getBytes(StandardCharsets.UTF_8),
+                    Json.write(outcome).getBytes(StandardCharsets.UTF_8))));
+        }
+        producer.flush();
+        for (Future<RecordMetadata> ack : acks) {
+            try {
+                ack.get();
+            } catch (Exception e) {
+                // Not committing the offsets re-delivers the poll; the ledger answers it as REPLAYED.
+                throw new IllegalStateException("the broker did not take the answers of a poll: " + e, e);
+            }
+        }
+    }
+
+    private static ProducerRecord<byte[], byte[]> deadLetter(ConsumerRecord<byte[], byte[]> record, String reason) {
+        ProducerRecord<byte[], byte[]> letter = new ProducerRecord<>(Topics.JOB_REQUESTS_DLQ.name(), null,
+                record.key(), record.value(), record.headers());
+        letter.headers().add(DLQ_REASON_HEADER, reason.getBytes(StandardCharsets.UTF_8));
+        letter.headers().add(DLQ_SOURCE_HEADER, (record.topic() + "/" + record.partition() + "/" + record.offset())
+                .getBytes(StandardCharsets.UTF_8));
+        return letter;
+    }
+
+    private static Map<TopicPartition, OffsetAndMetadata> nextOffsets(List<ConsumerRecord<byte[], byte[]>> records) {
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        for (ConsumerRecord<byte[], byte[]> record : records) {
+            offsets.merge(new TopicPartition(record.topic(), record.partition()),
+                    new OffsetAndMetadata(record.offset() + 1),
+                    (a, b) -> a.offset() >= b.offset() ? a : b);
+        }
+        return offsets;
+    }
+
+    @Override
+    public void close() {
+        running.set(false);
+        consumer.wakeup();
+    }
+}

@@ -1,0 +1,16 @@
+package dev.onejob.ingest.kafka;
+
+import dev.onejob.core.ledger.SubmitOutcome;
+import java.util.List;
+
+/** What the consumer decided for a readable record: invalid (with reasons) or submitted (with the ledger's answer). */
+final class JobRequestConsumerAnswers {
+    private JobRequestConsumerAnswers() {
+    }
+
+    record Invalid(String ownerId, String idempotencyKey, List<String> problems) {
+    }
+
+    record Submitted(String ownerId, String idempotencyKey, SubmitOutcome outcome) {
+    }
+}

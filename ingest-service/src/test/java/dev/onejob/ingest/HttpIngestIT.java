@@ -1,0 +1,225 @@
+package dev.onejob.ingest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.onejob.core.json.Json;
+import dev.onejob.core.kafka.Topics;
+import dev.onejob.testing.StartGate;
+import dev.onejob.testing.TopicProbe;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+class HttpIngestIT {
+    private static final ExecutorService POOL = Executors.newFixedThreadPool(50);
+    private final IngestFixture ingest = IngestFixture.shared();
+
+    @AfterAll
+    static void stopPool() {
+        POOL.shutdownNow();
+    }
+
+    private static JsonNode json(HttpResponse<String> response) {
+        return Json.parse(response.body());
+    }
+
+    private static void assertProblem(HttpResponse<String> response, int status, String type) {
+        assertEquals(status, response.statusCode(), response.body());
+        assertEquals("application/problem+json", response.headers().firstValue("Content-Type").orElse(""));
+        JsonNode problem = json(response);
+        assertEquals("https://onejob.dev/problems/" + type, problem.path("type").asText(), response.body());
+        assertEquals(status, problem.path("status").asInt());
+        assertTrue(!problem.path("detail").asText().isBlank(), "a problem says why");
+    }
+
+    private List<String> commandsFor(String jobId, int expected) {
+        return TopicProbe.await(ingest.bootstrap, Topics.ATTEMPT_COMMANDS.name(),
+                r -> jobId.equals(TopicProbe.text(r.key())), expected, Duration.ofSeconds(20))
+                .stream().map(r -> TopicProbe.text(r.value())).toList();
+    }
+
+    @Test
+    void fiftyConcurrentPostsWithOneKeyMakeOneJobAndOneAttemptCommand() {
+        // given 50 clients with the same key and payload
+        String key = "click-" + UUID.randomUUID();
+        List<Callable<HttpResponse<String>>> posts = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            posts.add(() -> ingest.submit(IngestFixture.ALICE, key, IngestFixture.request("I loved it")));
+        }
+
+        // when they post at once
+        List<HttpResponse<String>> responses = StartGate.race(POOL, posts);
+
+        // then one 201, 49 replays, all naming the same job, and exactly one command reaches attempt-commands
+        Set<String> ids = new HashSet<>();
+        int created = 0;
+        for (HttpResponse<String> response : responses) {
+            ids.add(json(response).path("id").asText());
+            if (response.statusCode() == 201) {
+                created++;
+                assertEquals("/v1/jobs/" + json(response).path("id").asText(),
+                        response.headers().firstValue("Location").orElseThrow());
+            } else {
+                assertEquals(200, response.statusCode(), response.body());
+                assertEquals("true", response.headers().firstValue("Idempotent-Replayed").orElseThrow());
+            }
+        }
+        assertEquals(1, created);
+        assertEquals(1, ids.size());
+        String jobId = ids.iterator().next();
+        List<String> commands = commandsFor(jobId, 1);
+        assertEquals(1, commands.size(), commands.toString());
+        assertEquals(jobId, Json.parse(commands.get(0)).path("job_id").asText());
+    }
+
+    @Test
+    void sameKeyWithADifferentPayloadIs409AndTheJobIsUntouched() {
+        String key = "k-" + UUID.randomUUID();
+        HttpResponse<String> first = ingest.submit(IngestFixture.ALICE, key, IngestFixture.request("I loved it"));
+        assertEquals(201, first.statusCode(), first.body());
+
+        HttpResponse<String> second = ingest.submit(IngestFixture.ALICE, key, IngestFixture.request("I hated it"));
+
+        assertProblem(second, 409, "idempotency-key-reused");
+        assertEquals(json(first).path("id").asText(), json(second).path("job_id").asText());
+        JsonNode job = json(ingest.send("GET", "/v1/jobs/" + json(first).path("id").asText(), IngestFixture.ALICE,
+                Map.of(), null));
+        assertEquals("I loved it", job.path("request").path("variables").path("text").asText());
+        assertEquals(1, job.path("version").asInt());
+    }
+
+    @Test
+    void ownersCannotSeeOrTouchEachOthersJobsAndTheSameKeyMakesTwoJobs() {
+        String key = "shared-" + UUID.randomUUID();
+        String aliceJob = json(ingest.submit(IngestFixture.ALICE, key, IngestFixture.request("x"))).path("id").asText();
+        HttpResponse<String> bobSubmit = ingest.submit(IngestFixture.BOB, key, IngestFixture.request("x"));
+        assertEquals(201, bobSubmit.statusCode());
+        assertNotEquals(aliceJob, json(bobSubmit).path("id").asText());
+
+        assertProblem(ingest.send("GET", "/v1/jobs/" + aliceJob, IngestFixture.BOB, Map.of(), null), 404, "not-found");
+        assertProblem(ingest.send("POST", "/v1/jobs/" + aliceJob + "/cancel", IngestFixture.BOB, Map.of(), null),
+                404, "not-found");
+        assertProblem(ingest.send("POST", "/v1/jobs/" + aliceJob + "/attempts", IngestFixture.BOB, Map.of(),
+                "{\"provider\":\"backup\"}"), 404, "not-found");
+        assertProblem(ingest.send("GET", "/v1/jobs/" + UUID.randomUUID(), IngestFixture.BOB, Map.of(), null),
+                404, "not-found");
+        assertEquals("QUEUED", json(ingest.send("GET", "/v1/jobs/" + aliceJob, IngestFixture.ALICE, Map.of(), null))
+                .path("status").asText());
+        JsonNode bobsByKey = json(ingest.send("GET", "/v1/jobs?idempotency_key=" + key, IngestFixture.BOB, Map.of(),
+                null));
+        assertEquals(json(bobSubmit).path("id").asText(), bobsByKey.path("id").asText());
+    }
+
+    @Test
+    void theFallbackButtonIsRefusedWhileTheAttemptIsStartingOrUnknown() {
+        // given a job whose first attempt a worker started
+        JsonNode job = json(ingest.submit(IngestFixture.ALICE, "fb-" + UUID.randomUUID(), IngestFixture.request("x")));
+        UUID jobId = UUID.fromString(job.path("id").asText());
+        UUID first = UUID.fromString(job.path("attempts").get(0).path("id").asText());
+        ingest.ledger.start(first, Duration.ofSeconds(10));
+
+        // when the owner presses the fallback button while it is STARTING, then UNKNOWN: 409 naming it
+        for (String state : List.of("STARTING", "UNKNOWN")) {
+            if (state.equals("UNKNOWN")) {
+                ingest.ledger.markUnknown(first);
+            }
+            HttpResponse<String> pressed = ingest.send("POST", "/v1/jobs/" + jobId + "/attempts", IngestFixture.ALICE,
+                    Map.of(), "{\"provider\":\"backup\"}");
+            assertProblem(pressed, 409, "attempt-live");
+            assertEquals(first.toString(), json(pressed).path("attempt_id").asText());
+            assertEquals(state, json(pressed).path("attempt_status").asText());
+        }
+
+        // when an operator cancels it, then the button makes exactly one new attempt and one command
+        HttpResponse<String> resolved = ingest.send("POST", "/v1/attempts/" + first + "/resolve", IngestFixture.OPS,
+                Map.of(), "{\"outcome\":\"CANCELLED\",\"reason\":\"provider outage\"}");
+        assertEquals(200, resolved.statusCode(), resolved.body());
+        assertEquals("NEEDS_ACTION", json(resolved).path("job").path("status").asText());
+        HttpResponse<String> pressed = ingest.send("POST", "/v1/jobs/" + jobId + "/attempts", IngestFixture.ALICE,
+                Map.of(), "{\"provider\":\"backup\"}");
+        assertEquals(202, pressed.statusCode(), pressed.body());
+        assertEquals("backup", json(pressed).path("provider").asText());
+        assertEquals(2, commandsFor(jobId.toString(), 2).size());
+    }
+
+    @Test
+    void resolvingFailedContinuesAutomaticFailoverWithExactlyOneNewCommand() {
+        JsonNode job = json(ingest.submit(IngestFixture.ALICE, "rf-" + UUID.randomUUID(), IngestFixture.request("x")));
+        UUID jobId = UUID.fromString(job.path("id").asText());
+        UUID first = UUID.fromString(job.path("attempts").get(0).path("id").asText());
+        ingest.ledger.start(first, Duration.ofSeconds(10));
+        ingest.ledger.markUnknown(first);
+
+        HttpResponse<String> resolved = ingest.send("POST", "/v1/attempts/" + first + "/resolve", IngestFixture.OPS,
+                Map.of(), "{\"outcome\":\"FAILED\",\"reason\":\"provider confirmed it never ran\"}");
+
+        assertEquals(200, resolved.statusCode(), resolved.body());
+        assertEquals("backup", json(resolved).path("next_attempt").path("provider").asText());
+        List<String> commands = commandsFor(jobId.toString(), 2);
+        assertEquals(2, commands.size());
+        // the failover attempt is live, so the button now names it
+        HttpResponse<String> pressed = ingest.send("POST", "/v1/jobs/" + jobId + "/attempts", IngestFixture.ALICE,
+                Map.of(), "{\"provider\":\"backup\"}");
+        assertProblem(pressed, 409, "attempt-live");
+        assertEquals(json(resolved).path("next_attempt").path("id").asText(), json(pressed).path("attempt_id").asText());
+        // resolving it again is refused: only STARTING or UNKNOWN attempts can be resolved
+        assertProblem(ingest.send("POST", "/v1/attempts/" + first + "/resolve", IngestFixture.OPS, Map.of(),
+                "{\"outcome\":\"FAILED\",\"reason\":\"again\"}"), 409, "attempt-not-resolvable");
+    }
+
+    @Test
+    void badRequestsGetProblemsWithAStableTypeAndWriteNothing() {
+        long jobsBefore = ingest.ledger.jobsCount();
+        assertProblem(ingest.submit(IngestFixture.ALICE, null, IngestFixture.request("x")), 400, "idempotency-key-missing");
+        assertProblem(ingest.submit(IngestFixture.ALICE, "k".repeat(256), IngestFixture.request("x")), 400,
+                "idempotency-key-invalid");
+        assertProblem(ingest.submit(IngestFixture.ALICE, "k-" + UUID.randomUUID(), "{\"contract\": "), 422,
+                "malformed-json");
+        assertProblem(ingest.submit(IngestFixture.ALICE, "k-" + UUID.randomUUID(),
+                "{\"contract\":\"nope\",\"variables\":{},\"target\":\"primary\"}"), 422, "invalid-request");
+        assertProblem(ingest.submit(IngestFixture.ALICE, "k-" + UUID.randomUUID(),
+                "{\"contract\":\"sentiment\",\"variables\":{},\"target\":\"primary\"}"), 422, "invalid-request");
+        assertProblem(ingest.submit(IngestFixture.ALICE, "k-" + UUID.randomUUID(),
+                "{\"contract\":\"sentiment\",\"variables\":{\"text\":\"x\"},\"target\":\"nobody\"}"), 422,
+                "invalid-request");
+        assertProblem(ingest.submit(IngestFixture.ALICE, "k-" + UUID.randomUUID(),
+                IngestFixture.request("x".repeat(70 * 1024))), 413, "payload-too-large");
+        assertEquals(jobsBefore, ingest.ledger.jobsCount());
+    }
+
+    @Test
+    void callersWithoutAValidTokenOrRoleAreTurnedAway() {
+        assertProblem(ingest.submit(null, "k-" + UUID.randomUUID(), IngestFixture.request("x")), 401, "unauthorized");
+        assertProblem(ingest.submit("wrong-token", "k-" + UUID.randomUUID(), IngestFixture.request("x")), 401,
+                "unauthorized");
+        assertProblem(ingest.submit(IngestFixture.OPS, "k-" + UUID.randomUUID(), IngestFixture.request("x")), 403,
+                "forbidden");
+        assertProblem(ingest.send("POST", "/v1/attempts/" + UUID.randomUUID() + "/resolve", IngestFixture.ALICE,
+                Map.of(), "{\"outcome\":\"FAILED\",\"reason\":\"x\"}"), 403, "forbidden");
+    }
+
+    @Test
+    void theServiceDescribesItselfReportsHealthAndCountsOutcomes() {
+        HttpResponse<String> openApi = ingest.send("GET", "/openapi.yaml", null, Map.of(), null);
+        assertEquals(200, openApi.statusCode());
+        assertTrue(openApi.body().contains("/v1/jobs/{id}/attempts"));
+        HttpResponse<String> health = ingest.send("GET", "/health", null, Map.of(), null);
+        assertEquals(200, health.statusCode(), health.body());
+        ingest.submit(IngestFixture.ALICE, "m-" + UUID.randomUUID(), IngestFixture.request("x"));
+        String metrics = ingest.send("GET", "/metrics", null, Map.of(), null).body();
+        assertTrue(metrics.contains("onejob_jobs_submitted_total{channel=\"http\",outcome=\"created\"}"), metrics);
+    }
+}

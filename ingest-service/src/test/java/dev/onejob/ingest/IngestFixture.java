@@ -1,0 +1,124 @@
+package dev.onejob.ingest;
+
+import dev.onejob.core.db.Database;
+import dev.onejob.core.db.DatabaseConfig;
+import dev.onejob.core.kafka.KafkaConfig;
+import dev.onejob.core.kafka.KafkaTopics;
+import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.testing.TestDatabase;
+import dev.onejob.testing.TestKafka;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * One ingest service for the test JVM, on the run's database and broker, with three callers: alice and bob
+ * (role submit) and ops (role operate). The outbox relay runs beside it under the fixture's control, so a test can
+ * stop it to play a crash.
+ */
+final class IngestFixture {
+    static final String ALICE = "alice-token";
+    static final String BOB = "bob-token";
+    static final String OPS = "ops-token";
+    private static IngestFixture shared;
+
+    final Database database = Database.wrap(TestDatabase.shared().dataSource());
+    final LedgerStore ledger = new LedgerStore(database);
+    final String bootstrap = TestKafka.shared().bootstrapServers();
+    final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+    final IngestService service;
+    final DatabaseConfig databaseConfig;
+    final IngestMetrics relayMetrics = new IngestMetrics();
+    private OutboxRelay relay;
+    private Thread relayThread;
+
+    private IngestFixture() throws IOException {
+        KafkaTopics.ensure(bootstrap, KafkaTopics.allNames(), 3, (short) 1);
+        Path dir = Files.createTempDirectory("onejob-ingest-test");
+        Path tokens = dir.resolve("tokens.yaml");
+        Files.writeString(tokens, "tokens:\n"
+                + token("alice", "[submit]", ALICE) + token("bob", "[submit]", BOB) + token("ops", "[operate]", OPS));
+        TestDatabase db = TestDatabase.shared();
+        databaseConfig = new DatabaseConfig(db.jdbcUrl(), db.user(), System.getenv("DATABASE_PASSWORD"), 4);
+        IngestConfig config = new IngestConfig(databaseConfig, new KafkaConfig(bootstrap), "127.0.0.1", 0,
+                64 * 1024, 16, tokens, Path.of("../config/providers.yaml"), Path.of("../config/contracts"), false,
+                "ingest-test");
+        service = new IngestService(config, database, OutboxRelay.AfterPublish.NOTHING);
+        service.start();
+        startRelay();
+    }
+
+    static synchronized IngestFixture shared() {
+        if (shared == null) {
+            try {
+                shared = new IngestFixture();
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot start the ingest fixture", e);
+            }
+        }
+        return shared;
+    }
+
+    private static String token(String owner, String roles, String token) {
+        return "  - owner: " + owner + "\n    roles: " + roles + "\n    sha256: " + Tokens.sha256Hex(token) + "\n";
+    }
+
+    synchronized void startRelay() {
+        if (relayThread == null) {
+            relay = new OutboxRelay(database, databaseConfig, new KafkaConfig(bootstrap), "test-relay", relayMetrics,
+                    OutboxRelay.AfterPublish.NOTHING);
+            relayThread = new Thread(relay, "test-relay");
+            relayThread.setDaemon(true);
+            relayThread.start();
+        }
+    }
+
+    synchronized void stopRelay() throws InterruptedException {
+        if (relayThread != null) {
+            relay.close();
+            relayThread.join(10_000);
+            relayThread = null;
+        }
+    }
+
+    URI uri(String path) {
+        return URI.create("http://127.0.0.1:" + service.httpPort() + path);
+    }
+
+    HttpResponse<String> send(String method, String path, String token, Map<String, String> headers, String body) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(body));
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
+        if (body != null) {
+            request.header("Content-Type", "application/json");
+        }
+        headers.forEach(request::header);
+        try {
+            return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new IllegalStateException("HTTP " + method + " " + path + " failed: " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    HttpResponse<String> submit(String token, String key, String body) {
+        return send("POST", "/v1/jobs", token, key == null ? Map.of() : Map.of("Idempotency-Key", key), body);
+    }
+
+    static String request(String text) {
+        return "{\"contract\":\"sentiment\",\"variables\":{\"text\":\"" + text
+                + "\"},\"target\":\"primary\",\"fallbacks\":[\"backup\"]}";
+    }
+}

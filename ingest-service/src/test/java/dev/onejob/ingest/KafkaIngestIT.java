@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.json.Json;
+import dev.onejob.core.json.JsonSchemas;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.kafka.Topics;
 import dev.onejob.testing.TopicProbe;
@@ -49,17 +50,34 @@ class KafkaIngestIT {
     }
 
     private static byte[] envelope(String owner, String key, String request) {
-        return ("{\"owner_id\":\"" + owner + "\",\"idempotency_key\":\"" + key + "\",\"request\":" + request + "}")
-                .getBytes(StandardCharsets.UTF_8);
+        String envelope = "{\"owner_id\":\"" + owner + "\",\"idempotency_key\":\"" + key + "\",\"request\":"
+                + request + "}";
+        return envelope.getBytes(StandardCharsets.UTF_8);
     }
 
+    @Test
+    void theEnvelopeUpstreamServicesSendMatchesThePublishedSchema() {
+        JsonNode valid = Json.parse(new String(envelope("alice", "k-1", IngestFixture.request("x")),
+                StandardCharsets.UTF_8));
+        assertEquals(List.of(), REQUEST_SCHEMA.violations(valid));
+        assertTrue(!REQUEST_SCHEMA.violations(Json.parse("{\"owner_id\":\"alice\",\"request\":{}}")).isEmpty());
+    }
+
+    private static final JsonSchemas OUTCOME_SCHEMA =
+            JsonSchemas.fromClasspath("events/job-request-outcome.v1.schema.json");
+    private static final JsonSchemas REQUEST_SCHEMA = JsonSchemas.fromClasspath("events/job-request.v1.schema.json");
+
+    /** The one answer for a request, checked against its published schema and version header. */
     private static JsonNode outcome(String requestId) {
         List<ConsumerRecord<byte[], byte[]>> found = TopicProbe.await(INGEST.bootstrap,
                 Topics.JOB_REQUEST_OUTCOMES.name(),
                 r -> TopicProbe.text(r.value()).contains("\"request_id\":\"" + requestId + "\""), 1,
                 Duration.ofSeconds(30));
         assertEquals(1, found.size(), "exactly one answer for " + requestId);
-        return Json.parse(TopicProbe.text(found.get(0).value()));
+        JsonNode answer = Json.parse(TopicProbe.text(found.get(0).value()));
+        assertEquals(List.of(), OUTCOME_SCHEMA.violations(answer), answer.toString());
+        assertEquals("1", header(found.get(0), "onejob-schema-version"));
+        return answer;
     }
 
     @Test

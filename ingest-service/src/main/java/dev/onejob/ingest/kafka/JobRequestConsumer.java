@@ -7,6 +7,7 @@ import dev.onejob.core.kafka.Topics;
 import dev.onejob.core.ledger.LedgerStore;
 import dev.onejob.core.ledger.NewJob;
 import dev.onejob.core.ledger.SubmitOutcome;
+import dev.onejob.core.outbox.OutboxStore;
 import dev.onejob.ingest.IngestMetrics;
 import dev.onejob.ingest.JobRequests;
 import java.nio.charset.StandardCharsets;
@@ -134,9 +135,12 @@ public final class JobRequestConsumer implements Runnable, AutoCloseable {
             }
             metrics.submitted("kafka", outcome.get("outcome").asText().toLowerCase());
             String key = outcome.path("owner_id").isTextual() ? outcome.get("owner_id").asText() : null;
-            acks.add(producer.send(new ProducerRecord<>(Topics.JOB_REQUEST_OUTCOMES.name(),
+            ProducerRecord<byte[], byte[]> answerRecord = new ProducerRecord<>(Topics.JOB_REQUEST_OUTCOMES.name(),
                     key == null ? null : key.getBytes(StandardCharsets.UTF_8),
-                    Json.write(outcome).getBytes(StandardCharsets.UTF_8))));
+                    Json.write(outcome).getBytes(StandardCharsets.UTF_8));
+            answerRecord.headers().add(OutboxStore.SCHEMA_VERSION_HEADER,
+                    JobRequestOutcomes.SCHEMA_VERSION.getBytes(StandardCharsets.UTF_8));
+            acks.add(producer.send(answerRecord));
         }
         producer.flush();
         for (Future<RecordMetadata> ack : acks) {

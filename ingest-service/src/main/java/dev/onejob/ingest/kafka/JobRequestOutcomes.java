@@ -11,6 +11,9 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * request was (topic, partition, offset) so a requester without a request_id can still correlate.
  */
 final class JobRequestOutcomes {
+    /** Version of {@code events/job-request-outcome.v1.schema.json}, sent in the schema-version header. */
+    static final String SCHEMA_VERSION = "1";
+
     private JobRequestOutcomes() {
     }
 

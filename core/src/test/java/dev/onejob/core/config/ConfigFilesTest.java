@@ -1,0 +1,106 @@
+package dev.onejob.core.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.onejob.core.contract.Contract;
+import dev.onejob.core.contract.Contracts;
+import dev.onejob.core.json.Json;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConfigFilesTest {
+    @TempDir
+    Path dir;
+
+    private Path write(String name, String text) throws IOException {
+        Path file = dir.resolve(name);
+        Files.writeString(file, text);
+        return file;
+    }
+
+    @Test
+    void theShippedProvidersAndContractsLoad() {
+        Providers providers = Providers.load(Path.of("../config/providers.yaml"), Map.of("SIM_PRIMARY_URL", "http://127.0.0.1:7001"));
+        assertEquals("http://127.0.0.1:7001", providers.find("primary").orElseThrow().baseUrl().toString());
+        assertEquals(ProviderProtocol.ANTHROPIC_MESSAGES, providers.find("backup").orElseThrow().protocol());
+        Contract sentiment = Contracts.load(Path.of("../config/contracts")).find("sentiment").orElseThrow();
+        assertEquals(64, sentiment.version().length());
+        assertEquals(false, sentiment.outputSchema().get("additionalProperties").asBoolean());
+        assertEquals("Text: I loved it\n", sentiment.user().render(Json.parse("{\"text\":\"I loved it\"}")));
+    }
+
+    @Test
+    void aProviderErrorNamesTheFileAndField() throws IOException {
+        Path file = write("providers.yaml", """
+                providers:
+                  - id: primary
+                    protocol: openai-chat
+                    base_url: http://x
+                    model: m
+                    soft_timeout: 10x
+                """);
+        ConfigException error = assertThrows(ConfigException.class, () -> Providers.load(file, Map.of()));
+        assertTrue(error.getMessage().contains("providers[0].soft_timeout"), error.getMessage());
+        assertTrue(error.getMessage().contains(file.toString()), error.getMessage());
+    }
+
+    @Test
+    void aYamlSyntaxErrorNamesTheLine() throws IOException {
+        Path file = write("providers.yaml", "providers:\n  - id: [unclosed\n");
+        ConfigException error = assertThrows(ConfigException.class, () -> Providers.load(file, Map.of()));
+        assertTrue(error.getMessage().matches("(?s).*providers\\.yaml:2:\\d+: .*"), error.getMessage());
+    }
+
+    @Test
+    void anUnknownProtocolAndAMissingEnvironmentVariableAreNamed() throws IOException {
+        Path protocol = write("p1.yaml", "providers:\n  - {id: a, protocol: grpc, base_url: 'http://x', model: m}\n");
+        assertTrue(assertThrows(ConfigException.class, () -> Providers.load(protocol, Map.of())).getMessage()
+                .contains("openai-chat, anthropic-messages"));
+        Path env = write("p2.yaml", "providers:\n  - {id: a, protocol: openai-chat, base_url: '${NOPE}', model: m}\n");
+        assertTrue(assertThrows(ConfigException.class, () -> Providers.load(env, Map.of())).getMessage()
+                .contains("${NOPE}"));
+    }
+
+    @Test
+    void aContractWhosePromptUsesAnUndefinedVariableIsRefused() throws IOException {
+        Path contracts = Files.createDirectory(dir.resolve("contracts"));
+        Files.writeString(contracts.resolve("bad.yaml"), """
+                id: bad
+                prompt: {system: "s", user: "Hello {{name}}"}
+                variables_schema: {type: object, properties: {text: {type: string}}}
+                output_schema: {type: object, properties: {a: {type: string}}}
+                """);
+        ConfigException error = assertThrows(ConfigException.class, () -> Contracts.load(contracts));
+        assertTrue(error.getMessage().contains("{{name}}"), error.getMessage());
+    }
+
+    @Test
+    void changingTheTemplateChangesTheContractVersion() throws IOException {
+        Path a = Files.createDirectory(dir.resolve("a"));
+        Path b = Files.createDirectory(dir.resolve("b"));
+        String contract = """
+                id: c
+                prompt: {system: "s", user: "%s {{text}}"}
+                variables_schema: {type: object, properties: {text: {type: string}}}
+                output_schema: {type: object, properties: {a: {type: string}}}
+                """;
+        Files.writeString(a.resolve("c.yaml"), contract.formatted("Classify:"));
+        Files.writeString(b.resolve("c.yaml"), contract.formatted("Classify this:"));
+        assertTrue(!Contracts.load(a).find("c").orElseThrow().version()
+                .equals(Contracts.load(b).find("c").orElseThrow().version()));
+    }
+
+    @Test
+    void durationsAreReadAsUsersWriteThem() {
+        assertEquals(Duration.ofMillis(500), ConfigFiles.parseDuration("500ms").orElseThrow());
+        assertEquals(Duration.ofMinutes(2), ConfigFiles.parseDuration("2m").orElseThrow());
+        assertTrue(ConfigFiles.parseDuration("ten seconds").isEmpty());
+    }
+}

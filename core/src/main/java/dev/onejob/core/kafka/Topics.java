@@ -20,6 +20,9 @@ public final class Topics {
     public static final Topic<String, JsonNode> JOB_REQUEST_OUTCOMES = json("job-request-outcomes");
     /** One command per attempt, key job id. */
     public static final Topic<String, JsonNode> ATTEMPT_COMMANDS = json("attempt-commands");
+    /** Attempt commands a worker could not read, with the reason in headers. */
+    public static final Topic<byte[], byte[]> ATTEMPT_COMMANDS_DLQ =
+            new Topic<>("attempt-commands.dlq", Serdes.ByteArray(), Serdes.ByteArray());
     /** What each attempt did, key job id. */
     public static final Topic<String, JsonNode> ATTEMPT_COMPLETIONS = json("attempt-completions");
     public static final Topic<byte[], byte[]> ATTEMPT_COMPLETIONS_DLQ =
@@ -28,9 +31,12 @@ public final class Topics {
     public static final Topic<String, JsonNode> JOB_RESULTS = json("job-results");
     /** One record per discarded result, key job id. */
     public static final Topic<String, JsonNode> RACE_AUDIT = json("race-audit");
+    /** Lost races per provider pair per hour, a Kafka Streams aggregate of race-audit. */
+    public static final Topic<String, JsonNode> RACE_AUDIT_STATS = json("race-audit-stats");
 
     public static final List<Topic<?, ?>> ALL = List.of(JOB_REQUESTS, JOB_REQUESTS_DLQ, JOB_REQUEST_OUTCOMES,
-            ATTEMPT_COMMANDS, ATTEMPT_COMPLETIONS, ATTEMPT_COMPLETIONS_DLQ, JOB_RESULTS, RACE_AUDIT);
+            ATTEMPT_COMMANDS, ATTEMPT_COMMANDS_DLQ, ATTEMPT_COMPLETIONS, ATTEMPT_COMPLETIONS_DLQ, JOB_RESULTS, RACE_AUDIT,
+            RACE_AUDIT_STATS);
 
     private Topics() {
     }

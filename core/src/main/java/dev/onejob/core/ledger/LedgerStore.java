@@ -79,7 +79,8 @@ public final class LedgerStore {
                                 finished_at = coalesce(finished_at, now())
             WHERE id = ? AND status IN ('STARTING', 'UNKNOWN', 'CANCELLED', 'FAILED')""";
     private static final String FAIL_ATTEMPT_IF_LIVE = """
-            UPDATE attempts SET status = 'FAILED', finished_at = now(), error_code = ?, error_message = ?, retryable = ?
+            UPDATE attempts SET status = 'FAILED', finished_at = now(), error_code = ?, error_message = ?, retryable = ?,
+                                offending_answer = ?
             WHERE id = ? AND status IN ('STARTING', 'UNKNOWN')""";
     private static final String FAIL_JOB = """
             UPDATE jobs SET status = 'FAILED', version = version + 1, finished_at = now(), error_code = ?,
@@ -301,7 +302,7 @@ public final class LedgerStore {
             Attempt attempt = found.get();
             Job job = lockJob(connection, attempt.jobId());
             if (LedgerSql.update(connection, FAIL_ATTEMPT_IF_LIVE, failure.code(), failure.message(),
-                    failure.retryable(), attemptId) == 0) {
+                    failure.retryable(), failure.offendingAnswer(), attemptId) == 0) {
                 String current = currentStatus(connection, attemptId);
                 return AttemptStatus.FAILED.name().equals(current) ? new FailureOutcome.AlreadyApplied(attemptId)
                         : new FailureOutcome.Rejected(attemptId, "attempt is " + current);

@@ -1,0 +1,120 @@
+package dev.onejob.core.events;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.onejob.core.json.Json;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * An {@code attempt-completions} record ({@code events/attempt-completion.v1.schema.json}): what one attempt did.
+ * Produced by attempt-worker, consumed by result-reconciler. {@link #fromJson} refuses a record that does not say
+ * coherently what happened, so the reconciler can dead-letter it with the reason.
+ */
+public record AttemptCompletion(UUID attemptId, UUID jobId, Outcome outcome, JsonNode result, Error error,
+                                String unknownReason, String provider, String model, String providerRequestId,
+                                long latencyMs, Instant completedAt) {
+    public static final int SCHEMA_VERSION = 1;
+
+    public enum Outcome { SUCCEEDED, FAILED, UNKNOWN }
+
+    public record Error(String code, String message, boolean retryable, boolean sent, Integer httpStatus,
+                        String offendingAnswer) {
+    }
+
+    public AttemptCompletion {
+        Objects.requireNonNull(attemptId, "attempt_id");
+        Objects.requireNonNull(jobId, "job_id");
+        Objects.requireNonNull(outcome, "outcome");
+        Objects.requireNonNull(provider, "provider");
+        Objects.requireNonNull(completedAt, "completed_at");
+        switch (outcome) {
+            case SUCCEEDED -> require(result != null && result.isObject() && error == null,
+                    "a SUCCEEDED completion needs a result object and no error");
+            case FAILED -> require(result == null && error != null, "a FAILED completion needs an error and no result");
+            case UNKNOWN -> require(result == null && unknownReason != null,
+                    "an UNKNOWN completion needs an unknown_reason and no result");
+        }
+    }
+
+    private static void require(boolean condition, String message) {
+        if (!condition) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+
+    public ObjectNode toJson() {
+        ObjectNode node = Json.object();
+        node.put("attempt_id", attemptId.toString());
+        node.put("job_id", jobId.toString());
+        node.put("outcome", outcome.name());
+        node.set("result", result == null ? Json.MAPPER.nullNode() : result);
+        if (error == null) {
+            node.putNull("error");
+        } else {
+            ObjectNode e = node.putObject("error");
+            e.put("code", error.code());
+            e.put("message", error.message());
+            e.put("retryable", error.retryable());
+            e.put("sent", error.sent());
+            if (error.httpStatus() == null) {
+                e.putNull("http_status");
+            } else {
+                e.put("http_status", error.httpStatus());
+            }
+            text(e, "offending_answer", error.offendingAnswer());
+        }
+        text(node, "unknown_reason", unknownReason);
+        node.put("provider", provider);
+        text(node, "model", model);
+        text(node, "provider_request_id", providerRequestId);
+        node.put("latency_ms", latencyMs);
+        node.put("completed_at", completedAt.toString());
+        return node;
+    }
+
+    /** Reads a record; throws {@link IllegalArgumentException} naming what is wrong. */
+    public static AttemptCompletion fromJson(JsonNode node) {
+        if (node == null || !node.isObject()) {
+            throw new IllegalArgumentException("the completion must be a JSON object");
+        }
+        try {
+            JsonNode e = node.path("error");
+            Error error = e.isObject() ? new Error(requiredText(e, "code"), requiredText(e, "message"),
+                    e.path("retryable").asBoolean(false), e.path("sent").asBoolean(true),
+                    e.path("http_status").isInt() ? e.get("http_status").asInt() : null, optionalText(e, "offending_answer"))
+                    : null;
+            JsonNode result = node.path("result");
+            return new AttemptCompletion(UUID.fromString(requiredText(node, "attempt_id")),
+                    UUID.fromString(requiredText(node, "job_id")), Outcome.valueOf(requiredText(node, "outcome")),
+                    result.isObject() ? result : null, error, optionalText(node, "unknown_reason"),
+                    requiredText(node, "provider"), optionalText(node, "model"),
+                    optionalText(node, "provider_request_id"), node.path("latency_ms").asLong(0),
+                    Instant.parse(requiredText(node, "completed_at")));
+        } catch (IllegalArgumentException | java.time.format.DateTimeParseException e) {
+            throw new IllegalArgumentException("not a valid attempt completion: " + e.getMessage(), e);
+        }
+    }
+
+    private static String requiredText(JsonNode node, String field) {
+        JsonNode value = node.get(field);
+        if (value == null || !value.isTextual()) {
+            throw new IllegalArgumentException("'" + field + "' is missing or not a string");
+        }
+        return value.asText();
+    }
+
+    private static String optionalText(JsonNode node, String field) {
+        JsonNode value = node.get(field);
+        return value == null || value.isNull() ? null : value.asText();
+    }
+
+    private static void text(ObjectNode node, String field, String value) {
+        if (value == null) {
+            node.putNull(field);
+        } else {
+            node.put(field, value);
+        }
+    }
+}

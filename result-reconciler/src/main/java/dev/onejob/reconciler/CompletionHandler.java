@@ -1,0 +1,115 @@
+package dev.onejob.reconciler;
+
+import dev.onejob.core.events.AttemptCompletion;
+import dev.onejob.core.ledger.Attempt;
+import dev.onejob.core.ledger.AttemptFailure;
+import dev.onejob.core.ledger.CompletionOutcome;
+import dev.onejob.core.ledger.FailureOutcome;
+import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.ledger.ProviderGate;
+import dev.onejob.core.ledger.TransitionOutcome;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies one attempt completion to the ledger. Every step is idempotent by construction (the completion CAS, the
+ * conditional transitions, outbox rows unique per attempt or job), so a completion processed twice after a crash
+ * changes nothing the second time. The records it announces (job-results, race-audit, failover commands) are
+ * written to the outbox in the same PostgreSQL transaction, never published from here: an aborted Kafka transaction
+ * cannot lose them, and a replay that finds the work done cannot publish them twice.
+ */
+public final class CompletionHandler {
+    private static final Logger log = LoggerFactory.getLogger(CompletionHandler.class);
+
+    /** What the handler did; {@link Rejected} sends the completion to the dead-letter topic with the reason. */
+    public sealed interface Applied {
+    }
+
+    public record Done(String event) implements Applied {
+    }
+
+    public record Rejected(String reason) implements Applied {
+    }
+
+    private final LedgerStore ledger;
+    private final ProviderGate gate;
+
+    public CompletionHandler(LedgerStore ledger, ProviderGate gate) {
+        this.ledger = ledger;
+        this.gate = gate;
+    }
+
+    public Applied apply(AttemptCompletion completion) {
+        Optional<Attempt> attempt = ledger.attempt(completion.attemptId());
+        if (attempt.isEmpty()) {
+            return new Rejected("no attempt " + completion.attemptId() + " in the ledger");
+        }
+        if (!attempt.get().jobId().equals(completion.jobId())) {
+            return new Rejected("attempt " + completion.attemptId() + " belongs to job " + attempt.get().jobId()
+                    + ", not " + completion.jobId());
+        }
+        if (!attempt.get().provider().equals(completion.provider())) {
+            return new Rejected("attempt " + completion.attemptId() + " ran on " + attempt.get().provider()
+                    + ", not " + completion.provider());
+        }
+        return switch (completion.outcome()) {
+            case SUCCEEDED -> succeeded(completion);
+            case FAILED -> failed(completion);
+            case UNKNOWN -> unknown(completion);
+        };
+    }
+
+    private Applied succeeded(AttemptCompletion completion) {
+        CompletionOutcome outcome = ledger.complete(completion.jobId(), completion.attemptId(), completion.result(),
+                completion.providerRequestId());
+        if (outcome instanceof CompletionOutcome.Won) {
+            log.info("event=won job={} attempt={} provider={}", completion.jobId(), completion.attemptId(),
+                    completion.provider());
+            return new Done("won");
+        }
+        if (outcome instanceof CompletionOutcome.Lost lost) {
+            log.info("event=lost_race job={} attempt={} winner={} reason={} first_report={}", completion.jobId(),
+                    completion.attemptId(), lost.winner(), lost.reason().wireName(), lost.firstReport());
+            return new Done("lost");
+        }
+        if (outcome instanceof CompletionOutcome.AlreadyApplied) {
+            log.info("event=already_applied job={} attempt={}", completion.jobId(), completion.attemptId());
+            return new Done("already-applied");
+        }
+        return new Rejected(((CompletionOutcome.Rejected) outcome).reason());
+    }
+
+    private Applied failed(AttemptCompletion completion) {
+        AttemptCompletion.Error error = completion.error();
+        FailureOutcome outcome = ledger.fail(completion.attemptId(), new AttemptFailure(error.code(), error.message(),
+                error.retryable(), error.offendingAnswer()), gate);
+        if (outcome instanceof FailureOutcome.FailedOver over) {
+            log.info("event=failover job={} failed_attempt={} code={} next_attempt={} next_provider={}",
+                    completion.jobId(), completion.attemptId(), error.code(), over.next().id(), over.next().provider());
+            return new Done("failed-over");
+        }
+        if (outcome instanceof FailureOutcome.JobFailed) {
+            log.info("event=job_failed job={} attempt={} code={}", completion.jobId(), completion.attemptId(),
+                    error.code());
+            return new Done("job-failed");
+        }
+        if (outcome instanceof FailureOutcome.AlreadyApplied) {
+            return new Done("already-applied");
+        }
+        // A failure reported for an attempt that was cancelled, discarded or won meanwhile: nothing to do.
+        log.info("event=failure_ignored job={} attempt={} reason=\"{}\"", completion.jobId(), completion.attemptId(),
+                ((FailureOutcome.Rejected) outcome).reason());
+        return new Done("ignored");
+    }
+
+    private Applied unknown(AttemptCompletion completion) {
+        TransitionOutcome outcome = ledger.markUnknown(completion.attemptId());
+        if (outcome instanceof TransitionOutcome.Applied) {
+            log.info("event=unknown job={} attempt={} reason=\"{}\"", completion.jobId(), completion.attemptId(),
+                    completion.unknownReason());
+            return new Done("unknown");
+        }
+        return new Done("ignored");
+    }
+}

@@ -1,0 +1,132 @@
+package dev.onejob.reconciler;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.onejob.core.events.AttemptCompletion;
+import dev.onejob.core.json.Json;
+import dev.onejob.core.kafka.JsonSerde;
+import dev.onejob.core.kafka.Topics;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.Grouped;
+import org.apache.kafka.streams.kstream.Materialized;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.TimeWindows;
+import org.apache.kafka.streams.kstream.Windowed;
+import org.apache.kafka.streams.processor.api.FixedKeyProcessor;
+import org.apache.kafka.streams.processor.api.FixedKeyProcessorContext;
+import org.apache.kafka.streams.processor.api.FixedKeyRecord;
+import org.apache.kafka.streams.state.WindowStore;
+
+/**
+ * The reconciler's topology, built here so {@code TopologyTestDriver} can run it:
+ * <ol>
+ *   <li>{@code attempt-completions} -> each completion applied to the ledger by {@link CompletionHandler}; a record
+ *       that cannot be read, or that names an attempt the ledger does not know, goes to
+ *       {@code attempt-completions.dlq} with the reason in the {@code onejob-dlq-reason} header;</li>
+ *   <li>{@code race-audit} -> lost races counted per (winning provider, losing provider) per hour ->
+ *       {@code race-audit-stats}.</li>
+ * </ol>
+ */
+public final class ReconcilerTopology {
+    public static final String DLQ_REASON_HEADER = "onejob-dlq-reason";
+    static final Duration STATS_WINDOW = Duration.ofHours(1);
+
+    private ReconcilerTopology() {
+    }
+
+    public static Topology build(CompletionHandler handler) {
+        StreamsBuilder builder = new StreamsBuilder();
+        builder.stream(Topics.ATTEMPT_COMPLETIONS.name(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()))
+                .processValues(() -> new ApplyCompletion(handler))
+                .filter((key, rejected) -> rejected != null)
+                .to(Topics.ATTEMPT_COMPLETIONS_DLQ.name(), Produced.with(Serdes.ByteArray(), Serdes.ByteArray()));
+
+        JsonSerde json = new JsonSerde();
+        builder.stream(Topics.RACE_AUDIT.name(), Consumed.with(Serdes.String(), json))
+                .map((jobId, audit) -> KeyValue.pair(providerPair(audit), audit))
+                .groupByKey(Grouped.with(Serdes.String(), json))
+                .windowedBy(TimeWindows.ofSizeWithNoGrace(STATS_WINDOW))
+                .count(Materialized.<String, Long, WindowStore<Bytes, byte[]>>as("lost-races-per-provider-pair-hour"))
+                .toStream()
+                .map((window, count) -> KeyValue.pair(window.key() + "@" + window.window().startTime(),
+                        (JsonNode) stats(window, count)))
+                .to(Topics.RACE_AUDIT_STATS.name(), Produced.with(Serdes.String(), json));
+        return builder.build();
+    }
+
+    /** "winner->loser"; a race lost to no winner (the job was cancelled) counts under "none". */
+    static String providerPair(JsonNode audit) {
+        JsonNode winner = audit.path("winning_attempt");
+        String winnerProvider = winner.isObject() ? winner.path("provider").asText("none") : "none";
+        return winnerProvider + "->" + audit.path("losing_attempt").path("provider").asText("unknown");
+    }
+
+    private static ObjectNode stats(Windowed<String> window, Long count) {
+        String[] pair = window.key().split("->", 2);
+        ObjectNode stats = Json.object();
+        stats.put("winning_provider", pair[0]);
+        stats.put("losing_provider", pair.length > 1 ? pair[1] : "unknown");
+        stats.put("window_start", window.window().startTime().toString());
+        stats.put("window_end", window.window().endTime().toString());
+        stats.put("lost_races", count);
+        return stats;
+    }
+
+    /**
+     * Applies one completion; the value passed on is the original record for the dead-letter topic (with the reason
+     * in a header) or null when the ledger took it.
+     */
+    private static final class ApplyCompletion implements FixedKeyProcessor<byte[], byte[], byte[]> {
+        private final CompletionHandler handler;
+        private FixedKeyProcessorContext<byte[], byte[]> context;
+
+        ApplyCompletion(CompletionHandler handler) {
+            this.handler = handler;
+        }
+
+        @Override
+        public void init(FixedKeyProcessorContext<byte[], byte[]> context) {
+            this.context = context;
+        }
+
+        @Override
+        public void process(FixedKeyRecord<byte[], byte[]> record) {
+            String reason = reasonToReject(record);
+            if (reason == null) {
+                context.forward(record.withValue(null));
+                return;
+            }
+            record.headers().add(DLQ_REASON_HEADER, reason.getBytes(StandardCharsets.UTF_8));
+            record.headers().add("onejob-dlq-detected-at", Instant.now().toString().getBytes(StandardCharsets.UTF_8));
+            context.forward(record);
+        }
+
+        private String reasonToReject(FixedKeyRecord<byte[], byte[]> record) {
+            if (record.value() == null) {
+                return "the record has no value";
+            }
+            AttemptCompletion completion;
+            try {
+                completion = AttemptCompletion.fromJson(Json.MAPPER.readTree(record.value()));
+            } catch (IOException e) {
+                return "the value is not valid JSON: " + e.getMessage().lines().findFirst().orElse("");
+            } catch (IllegalArgumentException e) {
+                return e.getMessage();
+            }
+            if (record.key() == null || !completion.jobId().toString().equals(new String(record.key(),
+                    StandardCharsets.UTF_8))) {
+                return "the record key must be the job id " + completion.jobId();
+            }
+            return handler.apply(completion) instanceof CompletionHandler.Rejected rejected ? rejected.reason() : null;
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package dev.onejob.reconciler;
+
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.onejob.core.db.Database;
+import dev.onejob.core.events.AttemptCompletion;
+import dev.onejob.core.json.Json;
+import dev.onejob.core.ledger.Attempt;
+import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.ledger.NewAttemptOutcome;
+import dev.onejob.core.ledger.NewJob;
+import dev.onejob.core.ledger.SubmitOutcome;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+
+/** Ledger states and completion records for the reconciler's tests, built through the real store. */
+final class ReconcilerFixture {
+    static final JsonNode RESULT_A = Json.parse("{\"sentiment\":\"positive\",\"summary\":\"from primary\"}");
+    static final JsonNode RESULT_B = Json.parse("{\"sentiment\":\"positive\",\"summary\":\"from backup\"}");
+
+    final Database database;
+    final LedgerStore ledger;
+
+    ReconcilerFixture(Database database) {
+        this.database = database;
+        this.ledger = new LedgerStore(database);
+    }
+
+    Attempt startedJob(String owner) {
+        SubmitOutcome.Created created = (SubmitOutcome.Created) ledger.submit(new NewJob(owner,
+                "k-" + UUID.randomUUID(), Json.parse("{\"contract\":\"sentiment\",\"variables\":{\"text\":\"x\"},"
+                + "\"target\":\"primary\",\"fallbacks\":[\"backup\"]}"), "sentiment", "primary", List.of("backup")));
+        ledger.start(created.firstAttempt().id(), Duration.ofSeconds(30));
+        return created.firstAttempt();
+    }
+
+    /** A (primary) UNKNOWN then cancelled out of band, B (backup) started. */
+    Attempt[] cancelledThenFallback() {
+        Attempt a = startedJob("owner-a");
+        ledger.markUnknown(a.id());
+        ledger.cancelAttempt(a.id(), "operator: outage");
+        Attempt b = assertInstanceOf(NewAttemptOutcome.Created.class, ledger.newAttempt(a.jobId(), "backup")).attempt();
+        ledger.start(b.id(), Duration.ofSeconds(30));
+        return new Attempt[] {a, b};
+    }
+
+    static AttemptCompletion succeeded(Attempt attempt, JsonNode result) {
+        return new AttemptCompletion(attempt.id(), attempt.jobId(), AttemptCompletion.Outcome.SUCCEEDED, result, null,
+                null, attempt.provider(), "model", "req-" + attempt.number(), 12, Instant.now());
+    }
+
+    static AttemptCompletion failed(Attempt attempt, String code, boolean sent) {
+        return new AttemptCompletion(attempt.id(), attempt.jobId(), AttemptCompletion.Outcome.FAILED, null,
+                new AttemptCompletion.Error(code, code + " from the provider", false, sent, null,
+                        code.equals("contract_violation") ? "{\"sentiment\":\"positive\",\"confidence\":1}" : null),
+                null, attempt.provider(), "model", null, 12, Instant.now());
+    }
+
+    long outbox(String topic, UUID jobId) {
+        return count("SELECT count(*) FROM outbox WHERE topic = ? AND message_key = ?", topic, jobId.toString());
+    }
+
+    long count(String sql, Object... args) {
+        return database.inTransaction(connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(sql)) {
+                for (int i = 0; i < args.length; i++) {
+                    statement.setObject(i + 1, args[i]);
+                }
+                try (ResultSet rows = statement.executeQuery()) {
+                    rows.next();
+                    return rows.getLong(1);
+                }
+            }
+        });
+    }
+}

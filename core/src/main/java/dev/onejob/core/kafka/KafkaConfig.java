@@ -45,6 +45,9 @@ public record KafkaConfig(String bootstrapServers) {
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        // A member that died without leaving holds its partitions until the session times out: keep that short.
+        props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000);
+        props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 2_000);
         return props;
     }
 }

@@ -1,0 +1,226 @@
+package dev.onejob.worker;
+
+import dev.onejob.core.config.ProviderConfig;
+import dev.onejob.core.config.Providers;
+import dev.onejob.core.contract.Contract;
+import dev.onejob.core.contract.Contracts;
+import dev.onejob.core.db.DatabaseException;
+import dev.onejob.core.json.Json;
+import dev.onejob.core.kafka.KafkaConfig;
+import dev.onejob.core.kafka.Topics;
+import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.ledger.TransitionOutcome;
+import dev.onejob.worker.provider.CallOutcome;
+import dev.onejob.worker.provider.ProviderCall;
+import dev.onejob.worker.provider.ProviderClient;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Consumes {@code attempt-commands} as consumer group {@code attempt-worker} (one thread, one consumer; scale by
+ * adding instances) and calls each attempt's provider at most once: before calling, the attempt moves
+ * PENDING -> STARTING in PostgreSQL with a conditional update, so a redelivered command (a retry, a rebalance, a
+ * second worker) finds it started and does not call again. Offsets are committed once those transitions are
+ * durable. Calls run off the poll thread; their outcomes go to {@code attempt-completions}: UNKNOWN at the soft
+ * deadline when no answer came, then SUCCEEDED or FAILED if a late answer arrives before the hard deadline.
+ */
+public final class AttemptWorker implements Runnable, AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(AttemptWorker.class);
+    public static final String GROUP_ID = "attempt-worker";
+    static final String DLQ_REASON_HEADER = "onejob-dlq-reason";
+
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final KafkaProducer<byte[], byte[]> deadLetters;
+    private final Completions completions;
+    private final LedgerStore ledger;
+    private final Providers providers;
+    private final Contracts contracts;
+    private final ProviderClient client;
+    private final int maxInFlight;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicInteger startedCount = new AtomicInteger();
+    private final AtomicBoolean running = new AtomicBoolean(true);
+
+    public AttemptWorker(KafkaConfig kafka, String clientId, LedgerStore ledger, Providers providers,
+                         Contracts contracts, ProviderClient client, int maxInFlight) {
+        Map<String, Object> props = kafka.consumer(GROUP_ID, clientId);
+        props.put("max.poll.records", 100);
+        this.consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        this.deadLetters = new KafkaProducer<>(kafka.producer(clientId + "-dlq"), new ByteArraySerializer(),
+                new ByteArraySerializer());
+        this.completions = new Completions(kafka, clientId + "-completions");
+        this.ledger = ledger;
+        this.providers = providers;
+        this.contracts = contracts;
+        this.client = client;
+        this.maxInFlight = maxInFlight;
+    }
+
+    @Override
+    public void run() {
+        try {
+            consumer.subscribe(List.of(Topics.ATTEMPT_COMMANDS.name()));
+            while (running.get()) {
+                applyBackpressure();
+                ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(200));
+                if (records.isEmpty()) {
+                    continue;
+                }
+                try {
+                    handlePoll(records);
+                } catch (DatabaseException e) {
+                    // PostgreSQL is away: read the poll again later; start() makes the records already handled
+                    // harmless the second time.
+                    log.warn("event=database_unavailable error=\"{}\" action=rewind_and_retry_in_1s", e.getMessage());
+                    rewind(records);
+                    pause(Duration.ofSeconds(1));
+                }
+            }
+        } catch (WakeupException e) {
+            if (running.get()) {
+                throw e;
+            }
+        } catch (RuntimeException e) {
+            log.error("event=worker_stopped error=\"{}\"", e.toString(), e);
+            throw e;
+        } finally {
+            consumer.close(Duration.ofSeconds(5));
+            deadLetters.close(Duration.ofSeconds(5));
+        }
+    }
+
+    private void handlePoll(ConsumerRecords<byte[], byte[]> records) {
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        for (ConsumerRecord<byte[], byte[]> record : records) {
+            handle(record);
+            offsets.put(new TopicPartition(record.topic(), record.partition()), new OffsetAndMetadata(record.offset() + 1));
+        }
+        // Every STARTING transition of this poll is committed in PostgreSQL by now.
+        consumer.commitSync(offsets);
+    }
+
+    private void rewind(ConsumerRecords<byte[], byte[]> records) {
+        for (TopicPartition partition : records.partitions()) {
+            consumer.seek(partition, records.records(partition).get(0).offset());
+        }
+    }
+
+    private static void pause(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Stops fetching while too many calls are in flight; a slow provider must not pile up unbounded work. */
+    private void applyBackpressure() {
+        if (inFlight.get() >= maxInFlight) {
+            consumer.pause(consumer.assignment());
+        } else if (!consumer.paused().isEmpty()) {
+            consumer.resume(consumer.paused());
+        }
+    }
+
+    private void handle(ConsumerRecord<byte[], byte[]> record) {
+        AttemptCommand command;
+        try {
+            command = AttemptCommand.fromJson(Json.MAPPER.readTree(record.value()));
+        } catch (IOException | IllegalArgumentException | NullPointerException e) {
+            deadLetter(record, "not a valid attempt command: " + e.getMessage());
+            return;
+        }
+        ProviderConfig provider = providers.find(command.provider()).orElse(null);
+        Contract contract = contracts.find(command.contract()).orElse(null);
+        if (provider == null || contract == null) {
+            deadLetter(record, provider == null ? "unknown provider '" + command.provider() + "'"
+                    : "unknown contract '" + command.contract() + "'");
+            return;
+        }
+        TransitionOutcome started = ledger.start(command.attemptId(), provider.softTimeout());
+        if (started instanceof TransitionOutcome.NotApplied notApplied) {
+            log.info("event=command_skipped job={} attempt={} status={} reason=\"already started or finished\"",
+                    command.jobId(), command.attemptId(), notApplied.current());
+            return;
+        }
+        log.info("event=attempt_started job={} attempt={} provider={} soft_timeout={}", command.jobId(),
+                command.attemptId(), provider.id(), provider.softTimeout());
+        inFlight.incrementAndGet();
+        startedCount.incrementAndGet();
+        ProviderCall call = client.call(provider, contract, command.variables(), command.attemptId());
+        call.atSoftDeadline().whenComplete((outcome, error) -> {
+            CallOutcome first = error == null ? outcome
+                    : new CallOutcome.Unknown("the call failed inside the worker: " + error, Duration.ZERO);
+            var published = completions.publishAsync(Completions.of(command, provider, first));
+            if (first instanceof CallOutcome.Unknown && !call.finalBeforeSoftDeadline()) {
+                // A late answer still counts; nothing by the hard deadline leaves the attempt UNKNOWN.
+                published = published.thenCombine(call.atHardDeadline(), (ignored, late) -> late)
+                        .thenCompose(late -> late instanceof CallOutcome.Unknown ? CompletableFuture.completedFuture(null)
+                                : completions.publishAsync(Completions.of(command, provider, late)));
+            }
+            published.whenComplete((ignored, failure) -> inFlight.decrementAndGet());
+        });
+    }
+
+    private void deadLetter(ConsumerRecord<byte[], byte[]> record, String reason) {
+        ProducerRecord<byte[], byte[]> letter = new ProducerRecord<>(Topics.ATTEMPT_COMMANDS_DLQ.name(), null,
+                record.key(), record.value(), record.headers());
+        letter.headers().add(DLQ_REASON_HEADER, reason.getBytes(StandardCharsets.UTF_8));
+        try {
+            deadLetters.send(letter).get();
+        } catch (Exception e) {
+            throw new IllegalStateException("the broker did not take a dead letter: " + e, e);
+        }
+        log.warn("event=dead_lettered topic={} partition={} offset={} reason=\"{}\"", record.topic(),
+                record.partition(), record.offset(), reason);
+    }
+
+    int inFlight() {
+        return inFlight.get();
+    }
+
+    /** How many attempts this worker started (and so called). */
+    int started() {
+        return startedCount.get();
+    }
+
+    /** Stops polling, then waits (up to {@code grace}) for calls in flight to publish their outcome. */
+    public void close(Duration grace) {
+        running.set(false);
+        consumer.wakeup();
+        long deadline = System.nanoTime() + grace.toNanos();
+        while (inFlight.get() > 0 && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        completions.close();
+    }
+
+    @Override
+    public void close() {
+        close(Duration.ofSeconds(10));
+    }
+}

@@ -1,0 +1,163 @@
+package dev.onejob.worker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.onejob.core.events.AttemptCompletion;
+import dev.onejob.core.ledger.Attempt;
+import dev.onejob.core.ledger.AttemptStatus;
+import dev.onejob.simulator.Behaviour;
+import dev.onejob.testing.Await;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class AttemptWorkerIT {
+    private WorkerFixture fixture;
+
+    @BeforeEach
+    void start() {
+        fixture = new WorkerFixture();
+    }
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        fixture.close();
+    }
+
+    @Test
+    void aCommandDeliveredThreeTimesCallsTheProviderOnce() {
+        // given a worker and one job
+        fixture.startWorker(fixture.providers(Duration.ofSeconds(5), Duration.ofSeconds(10)));
+        Attempt attempt = fixture.submit(1, "I loved it").get(0);
+
+        // when its command is delivered three times
+        fixture.relay(3);
+
+        // then one provider call, one SUCCEEDED completion with a result that keeps the contract
+        List<AttemptCompletion> completions = fixture.completions(List.of(attempt), 1, Duration.ofSeconds(30));
+        assertEquals(1, completions.size(), completions.toString());
+        assertEquals(AttemptCompletion.Outcome.SUCCEEDED, completions.get(0).outcome());
+        assertEquals("positive", completions.get(0).result().path("sentiment").asText());
+        assertEquals(1, fixture.primary.requestsWithIdempotencyKey(attempt.id().toString()));
+        assertEquals(AttemptStatus.STARTING, fixture.ledger.attempt(attempt.id()).orElseThrow().status(),
+                "the worker only starts attempts; the reconciler applies completions");
+    }
+
+    @Test
+    void aLateAnswerIsUnknownAtTheSoftDeadlineThenSucceeded() {
+        // given soft timeout 1 s, hard 10 s, and a primary that answers this attempt at 3 s
+        fixture.startWorker(fixture.providers(Duration.ofSeconds(1), Duration.ofSeconds(10)));
+        Attempt attempt = fixture.submit(1, "I loved it").get(0);
+        fixture.primary.setBehaviour(attempt.id().toString(), Behaviour.hangThenAnswer(Duration.ofSeconds(3)));
+
+        fixture.relay(1);
+
+        // then UNKNOWN first, SUCCEEDED after, for the same attempt, from one provider call
+        List<AttemptCompletion> completions = fixture.completions(List.of(attempt), 2, Duration.ofSeconds(30));
+        assertEquals(List.of(AttemptCompletion.Outcome.UNKNOWN, AttemptCompletion.Outcome.SUCCEEDED),
+                completions.stream().map(AttemptCompletion::outcome).toList());
+        assertTrue(completions.get(0).unknownReason().contains("soft timeout"));
+        assertEquals(1, fixture.primary.requestsWithIdempotencyKey(attempt.id().toString()));
+    }
+
+    @Test
+    void anInventedKeyOrAMissingFieldIsAContractViolationNeverAResult() {
+        fixture.startWorker(fixture.providers(Duration.ofSeconds(5), Duration.ofSeconds(10)));
+        List<Attempt> attempts = fixture.submit(2, "I loved it");
+        fixture.primary.setBehaviour(attempts.get(0).id().toString(), Behaviour.inventKey("confidence"));
+        fixture.primary.setBehaviour(attempts.get(1).id().toString(), Behaviour.dropField("sentiment", 1));
+
+        fixture.relay(1);
+
+        List<AttemptCompletion> completions = fixture.completions(attempts, 2, Duration.ofSeconds(30));
+        assertEquals(2, completions.size());
+        for (AttemptCompletion completion : completions) {
+            assertEquals(AttemptCompletion.Outcome.FAILED, completion.outcome());
+            assertEquals("contract_violation", completion.error().code());
+            assertNull(completion.result());
+            assertTrue(completion.error().offendingAnswer() != null, "the offending answer is kept for the audit");
+        }
+    }
+
+    @Test
+    void aCommandForAnUnknownProviderOrGarbageIsDeadLetteredAndTheWorkerGoesOn() {
+        fixture.startWorker(fixture.providers(Duration.ofSeconds(5), Duration.ofSeconds(10)));
+        fixture.producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(
+                dev.onejob.core.kafka.Topics.ATTEMPT_COMMANDS.name(), "x".getBytes(), "{not json".getBytes()));
+        Attempt after = fixture.submit(1, "fine").get(0);
+        fixture.relay(1);
+        assertEquals(1, fixture.completions(List.of(after), 1, Duration.ofSeconds(30)).size());
+        var letters = dev.onejob.testing.TopicProbe.await(fixture.bootstrap,
+                dev.onejob.core.kafka.Topics.ATTEMPT_COMMANDS_DLQ.name(),
+                r -> "{not json".equals(dev.onejob.testing.TopicProbe.text(r.value())), 1, Duration.ofSeconds(20));
+        assertEquals(1, letters.size());
+        assertTrue(new String(letters.get(0).headers().lastHeader("onejob-dlq-reason").value()).contains("not a valid"));
+    }
+
+    @Test
+    void twoThenFourWorkersShareTheWorkAndCallEachOf1000AttemptsExactlyOnce() throws Exception {
+        var providers = fixture.providers(Duration.ofSeconds(10), Duration.ofSeconds(20));
+        for (int workers : new int[] {2, 4}) {
+            // given N workers joining while 1000 commands, each delivered twice, are flowing
+            List<Attempt> attempts = fixture.submit(1000, "scale");
+            AttemptWorker first = fixture.startWorker(providers);
+            fixture.relay(2);
+            List<AttemptWorker> started = new java.util.ArrayList<>(List.of(first));
+            for (int i = 1; i < workers; i++) {
+                started.add(fixture.startWorker(providers));
+            }
+
+            // then every attempt was called exactly once and completed once, and more than one worker did work
+            List<AttemptCompletion> completions = fixture.completions(attempts, 1000, Duration.ofSeconds(120));
+            assertEquals(1000, completions.size());
+            assertEquals(1000, completions.stream().map(AttemptCompletion::attemptId).distinct().count());
+            for (Attempt attempt : attempts) {
+                assertEquals(1, fixture.primary.requestsWithIdempotencyKey(attempt.id().toString()));
+            }
+            Await.until(Duration.ofSeconds(10), "calls to settle", () -> started.stream().allMatch(w -> w.inFlight() == 0));
+            assertEquals(1000, started.stream().mapToInt(AttemptWorker::started).sum());
+            assertTrue(started.stream().filter(w -> w.started() > 0).count() >= 2,
+                    "the partitions were shared: " + started.stream().map(AttemptWorker::started).toList());
+            fixture.stopWorkers();
+        }
+    }
+
+    @Test
+    void aWorkerKilledMidCallIsNotFollowedByASecondCallAndTheAttemptEndsUnknown() throws Exception {
+        // given a worker in its own process and a primary that never answers this attempt
+        Attempt attempt = fixture.submit(1, "I loved it").get(0);
+        fixture.primary.setBehaviour(attempt.id().toString(), Behaviour.hangForever());
+        Process worker = WorkerProcess.start(fixture, Duration.ofSeconds(1));
+        try {
+            fixture.relay(1);
+            Await.until(Duration.ofSeconds(60), "the worker process to call the provider", () ->
+                    fixture.primary.requestsWithIdempotencyKey(attempt.id().toString()) == 1);
+            assertEquals(AttemptStatus.STARTING, fixture.ledger.attempt(attempt.id()).orElseThrow().status());
+        } finally {
+            // when it is killed mid-call
+            worker.destroyForcibly().waitFor();
+        }
+
+        // and a new worker starts and the command is delivered again
+        fixture.startWorker(fixture.providers(Duration.ofSeconds(1), Duration.ofSeconds(2)));
+        Attempt redelivered = fixture.submit(1, "a marker job behind the redelivery").get(0);
+        fixture.producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(
+                dev.onejob.core.kafka.Topics.ATTEMPT_COMMANDS.name(), attempt.jobId().toString().getBytes(),
+                dev.onejob.core.json.Json.write(dev.onejob.core.ledger.LedgerEvents.attemptCommand(
+                        fixture.ledger.job(attempt.jobId()).orElseThrow(), attempt)).getBytes())).get();
+        fixture.relay(1);
+        // (the killed member holds its partitions until its 10 s session times out)
+        assertEquals(1, fixture.completions(List.of(redelivered), 1, Duration.ofSeconds(60)).size());
+
+        // then no second call was made, and the sweeper turns the attempt UNKNOWN (never FAILED, never PENDING)
+        assertEquals(1, fixture.primary.requestsWithIdempotencyKey(attempt.id().toString()));
+        Await.until(Duration.ofSeconds(10), "the soft deadline to pass and the sweep", () -> {
+            fixture.ledger.sweepOverdue(100);
+            return fixture.ledger.attempt(attempt.id()).orElseThrow().status() == AttemptStatus.UNKNOWN;
+        });
+    }
+}

@@ -37,15 +37,20 @@ public final class IngestService implements AutoCloseable {
     private ApiServer api;
     private Admin admin;
 
-    public IngestService(IngestConfig config, Database database, OutboxRelay.AfterPublish afterPublish) {
+    private final Map<String, String> env;
+
+    /** {@code env} resolves {@code ${VAR}} references in the providers file. */
+    public IngestService(IngestConfig config, Database database, Map<String, String> env,
+                         OutboxRelay.AfterPublish afterPublish) {
         this.config = config;
         this.database = database;
+        this.env = env;
         this.afterPublish = afterPublish;
     }
 
     public void start() throws IOException {
         Contracts contracts = Contracts.load(config.contractsDir());
-        Providers providers = Providers.load(config.providersFile(), System.getenv());
+        Providers providers = Providers.load(config.providersFile(), env);
         Tokens tokens = Tokens.load(config.tokensFile());
         LedgerStore ledger = new LedgerStore(database);
         JobRequests requests = new JobRequests(contracts, providers);

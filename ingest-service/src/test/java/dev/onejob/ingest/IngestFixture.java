@@ -50,7 +50,7 @@ final class IngestFixture {
         IngestConfig config = new IngestConfig(databaseConfig, new KafkaConfig(bootstrap), "127.0.0.1", 0,
                 64 * 1024, 16, tokens, Path.of("../config/providers.yaml"), Path.of("../config/contracts"), false,
                 "ingest-test");
-        service = new IngestService(config, database, OutboxRelay.AfterPublish.NOTHING);
+        service = new IngestService(config, database, Map.of(), OutboxRelay.AfterPublish.NOTHING);
         service.start();
         startRelay();
     }

@@ -1,12 +1,8 @@
 package dev.onejob.launcher;
 
-import dev.onejob.core.config.ConfigException;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.db.DatabaseConfig;
 import dev.onejob.core.kafka.KafkaTopics;
-import dev.onejob.ingest.IngestConfig;
-import dev.onejob.ingest.IngestService;
-import dev.onejob.ingest.OutboxRelay;
 import dev.onejob.testing.EmbeddedKafka;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -25,7 +21,7 @@ import java.util.Map;
 final class LocalStack implements AutoCloseable {
     private final Progress progress;
     private EmbeddedKafka embeddedKafka;
-    private IngestService ingest;
+    private LocalServices services;
     private Map<String, String> devTokens = Map.of();
     private Database database;
     private String bootstrapServers;
@@ -58,22 +54,12 @@ final class LocalStack implements AutoCloseable {
 
         Path dataDir = Path.of(env.getOrDefault("ONEJOB_DATA_DIR", ".onejob")).toAbsolutePath();
         Map<String, String> services = new java.util.HashMap<>(env);
-        services.put("KAFKA_BOOTSTRAP_SERVERS", bootstrapServers);
         if (!env.containsKey("TOKENS_FILE")) {
             devTokens = DevTokens.ensure(dataDir);
             services.put("TOKENS_FILE", DevTokens.tokensFile(dataDir).toString());
         }
-        IngestConfig ingestConfig = IngestConfig.fromEnv(services);
-        progress.step("starting ingest-service on port " + ingestConfig.httpPort());
-        ingest = new IngestService(ingestConfig, database, OutboxRelay.AfterPublish.NOTHING);
-        try {
-            ingest.start();
-        } catch (java.io.IOException e) {
-            throw new StartupException("ingest-service cannot listen on port " + ingestConfig.httpPort() + " ("
-                    + e.getMessage() + "): stop what uses it, or set HTTP_PORT");
-        } catch (ConfigException e) {
-            throw new StartupException(e.getMessage());
-        }
+        this.services = new LocalServices(progress);
+        this.services.start(services, database, bootstrapServers);
     }
 
     Map<String, String> devTokens() {
@@ -81,7 +67,11 @@ final class LocalStack implements AutoCloseable {
     }
 
     int httpPort() {
-        return ingest.httpPort();
+        return services.httpPort();
+    }
+
+    LocalServices services() {
+        return services;
     }
 
     String bootstrapServers() {
@@ -128,8 +118,8 @@ final class LocalStack implements AutoCloseable {
 
     @Override
     public void close() {
-        if (ingest != null) {
-            ingest.close();
+        if (services != null) {
+            services.close();
         }
         if (database != null) {
             database.close();

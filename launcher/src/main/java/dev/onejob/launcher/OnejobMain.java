@@ -11,11 +11,12 @@ public final class OnejobMain {
     private OnejobMain() {
     }
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws Exception {
         String command = args.length == 0 ? "help" : args[0];
         PrintStream out = System.out;
         switch (command) {
             case "dev" -> System.exit(dev(out));
+            case "kafka" -> kafkaTool(java.util.Arrays.copyOfRange(args, 1, args.length));
             case "help", "--help", "-h" -> {
                 usage(out);
                 System.exit(0);
@@ -35,7 +36,27 @@ public final class OnejobMain {
                   dev     run the local stack: PostgreSQL (DATABASE_URL or 127.0.0.1:5432, database created and
                           migrated), Apache Kafka (KAFKA_BOOTSTRAP_SERVERS or an in-process KRaft broker), topics;
                           Ctrl-C stops it, a second start reuses the data
+                  kafka console-consumer|console-producer|producer-perf-test [args]
+                          Apache Kafka's own tools, from Kafka's artifacts (no Kafka install needed), e.g.
+                          ./onejob kafka console-consumer --bootstrap-server HOST:PORT --topic race-audit --from-beginning
                   help    this text""");
+    }
+
+    private static void kafkaTool(String[] args) throws Exception {
+        if (args.length == 0) {
+            System.err.println("usage: ./onejob kafka console-consumer|console-producer|producer-perf-test [args]");
+            System.exit(2);
+        }
+        String[] rest = java.util.Arrays.copyOfRange(args, 1, args.length);
+        switch (args[0]) {
+            case "console-consumer" -> org.apache.kafka.tools.consumer.ConsoleConsumer.main(rest);
+            case "console-producer" -> org.apache.kafka.tools.ConsoleProducer.main(rest);
+            case "producer-perf-test" -> org.apache.kafka.tools.ProducerPerformance.main(rest);
+            default -> {
+                System.err.println("unknown Kafka tool '" + args[0] + "'");
+                System.exit(2);
+            }
+        }
     }
 
     private static int dev(PrintStream out) {
@@ -66,8 +87,10 @@ public final class OnejobMain {
                 + " -H 'Content-Type: application/json'"
                 + " -d '{\"contract\":\"sentiment\",\"variables\":{\"text\":\"I loved it\"},"
                 + "\"target\":\"primary\",\"fallbacks\":[\"backup\"]}'");
-        out.println("  race-audit   kafka-console-consumer.sh --bootstrap-server " + stack.bootstrapServers()
-                + " --topic race-audit --from-beginning");
+        stack.services().simulators().forEach((name, sim) ->
+                out.println("  provider     " + name + " (simulator) at " + sim.baseUrl() + ", ledger at /_sim/ledger"));
+        out.println("  race-audit   ./onejob kafka console-consumer --bootstrap-server " + stack.bootstrapServers()
+                + " --topic race-audit --from-beginning --formatter-property print.key=true");
         out.println("Ctrl-C stops everything.");
         try {
             stopped.await();

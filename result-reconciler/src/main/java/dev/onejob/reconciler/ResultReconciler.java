@@ -63,6 +63,7 @@ public final class ResultReconciler implements AutoCloseable {
         props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, config.streamThreads());
         props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
         props.put(StreamsConfig.consumerPrefix("auto.offset.reset"), "earliest");
+        props.put(StreamsConfig.consumerPrefix("session.timeout.ms"), 10_000);
         return props;
     }
 

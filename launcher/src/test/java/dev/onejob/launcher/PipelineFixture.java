@@ -1,0 +1,95 @@
+package dev.onejob.launcher;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.onejob.core.json.Json;
+import dev.onejob.simulator.ProviderSimulator;
+import dev.onejob.testing.Await;
+import dev.onejob.testing.TestDatabase;
+import dev.onejob.testing.TestKafka;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.OutputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The whole pipeline in this JVM, as {@code ./onejob dev} runs it, on the run's database and broker: simulators,
+ * ingest, one worker, the reconciler. Primary's soft timeout is 1 s so the timeout story plays in seconds.
+ */
+final class PipelineFixture implements AutoCloseable {
+    final LocalStack stack = new LocalStack(new Progress(new PrintStream(OutputStream.nullOutputStream())));
+    final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    final Map<String, String> tokens;
+
+    PipelineFixture() throws IOException {
+        Path dir = Files.createTempDirectory("onejob-pipeline");
+        Path providers = dir.resolve("providers.yaml");
+        Files.writeString(providers, """
+                providers:
+                  - {id: primary, protocol: openai-chat, base_url: '${SIM_PRIMARY_URL}', model: gpt-test,
+                     api_key_env: PRIMARY_API_KEY, soft_timeout: 1s, hard_timeout: 15s}
+                  - {id: backup, protocol: anthropic-messages, base_url: '${SIM_BACKUP_URL}', model: claude-test,
+                     api_key_env: BACKUP_API_KEY, soft_timeout: 5s, hard_timeout: 15s}
+                """);
+        TestDatabase db = TestDatabase.shared();
+        Map<String, String> env = new HashMap<>();
+        env.put("DATABASE_URL", db.jdbcUrl());
+        env.put("DATABASE_USER", db.user());
+        env.put("KAFKA_BOOTSTRAP_SERVERS", TestKafka.shared().bootstrapServers());
+        env.put("ONEJOB_DATA_DIR", dir.toString());
+        env.put("HTTP_HOST", "127.0.0.1");
+        env.put("HTTP_PORT", "0");
+        env.put("SIM_PRIMARY_PORT", "0");
+        env.put("SIM_BACKUP_PORT", "0");
+        env.put("PROVIDERS_FILE", providers.toString());
+        env.put("ONEJOB_SIMULATORS", "true");
+        env.put("CONTRACTS_DIR", Path.of("../config/contracts").toAbsolutePath().toString());
+        env.put("SWEEP_INTERVAL", "200ms");
+        stack.start(env);
+        tokens = stack.devTokens();
+    }
+
+    ProviderSimulator simulator(String name) {
+        return stack.services().simulators().get(name);
+    }
+
+    HttpResponse<String> send(String method, String path, String owner, Map<String, String> headers, String body) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + stack.httpPort() + path))
+                .timeout(Duration.ofSeconds(30))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+                .header("Authorization", "Bearer " + tokens.get(owner));
+        if (body != null) {
+            request.header("Content-Type", "application/json");
+        }
+        headers.forEach(request::header);
+        try {
+            return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new IllegalStateException(method + " " + path + " failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    JsonNode job(String jobId) {
+        return Json.parse(send("GET", "/v1/jobs/" + jobId, "alice", Map.of(), null).body());
+    }
+
+    JsonNode awaitStatus(String jobId, String status, Duration timeout) {
+        Await.until(timeout, "job " + jobId + " to be " + status, () -> status.equals(job(jobId).path("status").asText()));
+        return job(jobId);
+    }
+
+    @Override
+    public void close() {
+        stack.close();
+    }
+}

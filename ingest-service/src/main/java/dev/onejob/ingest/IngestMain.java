@@ -25,7 +25,7 @@ public final class IngestMain {
         Database database = Database.connect(config.database(), "ingest-service");
         Database.migrate(database.dataSource());
         KafkaTopics.ensure(config.kafka().bootstrapServers(), KafkaTopics.allNames(), 3, (short) 1);
-        IngestService service = new IngestService(config, database, System.getenv(), OutboxRelay.AfterPublish.NOTHING);
+        IngestService service = new IngestService(config, database, System.getenv(), OutboxRelay.Hooks.NONE);
         try {
             service.start();
         } catch (ConfigException e) {

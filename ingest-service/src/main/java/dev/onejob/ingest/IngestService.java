@@ -30,7 +30,7 @@ public final class IngestService implements AutoCloseable {
 
     private final IngestConfig config;
     private final Database database;
-    private final OutboxRelay.AfterPublish afterPublish;
+    private final OutboxRelay.Hooks relayHooks;
     private final IngestMetrics metrics = new IngestMetrics();
     private final List<Thread> threads = new ArrayList<>();
     private final List<AutoCloseable> parts = new ArrayList<>();
@@ -41,11 +41,11 @@ public final class IngestService implements AutoCloseable {
 
     /** {@code env} resolves {@code ${VAR}} references in the providers file. */
     public IngestService(IngestConfig config, Database database, Map<String, String> env,
-                         OutboxRelay.AfterPublish afterPublish) {
+                         OutboxRelay.Hooks relayHooks) {
         this.config = config;
         this.database = database;
         this.env = env;
-        this.afterPublish = afterPublish;
+        this.relayHooks = relayHooks;
     }
 
     public void start() throws IOException {
@@ -61,7 +61,7 @@ public final class IngestService implements AutoCloseable {
         startThread("job-requests-consumer", consumer);
         if (config.relay()) {
             OutboxRelay relay = new OutboxRelay(database, config.database(), kafka, config.instanceId() + "-relay",
-                    metrics, afterPublish);
+                    metrics, relayHooks, OutboxRelay.DEFAULT_LEASE);
             startThread("outbox-relay", relay);
         }
         api = new ApiServer(new InetSocketAddress(config.httpHost(), config.httpPort()), ledger, requests,

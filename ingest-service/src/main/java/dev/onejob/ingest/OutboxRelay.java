@@ -13,49 +13,86 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Future;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.OutOfOrderSequenceException;
+import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.postgresql.PGConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Publishes the outbox to Kafka with an idempotent producer (key: the event's message key, the job id) and marks
- * rows sent in the same transaction that claimed them ({@code FOR UPDATE SKIP LOCKED}, so several relays share the
- * work). A crash between publish and commit re-sends the batch; consumers are idempotent. The relay sleeps on
- * PostgreSQL's {@code LISTEN outbox_inserted} and wakes as soon as a transaction queues an event.
+ * Publishes the outbox to Kafka so that read_committed consumers see each event exactly once:
+ * <ol>
+ *   <li>lease a batch of unsent rows in a PostgreSQL transaction of its own ({@code FOR UPDATE SKIP LOCKED}, so
+ *       several relays share the work; the lease outlives the Kafka transaction timeout);</li>
+ *   <li>for rows claimed before (a relay died holding them), look on the topic for their event id and skip those
+ *       already there ({@link PublishedEvents});</li>
+ *   <li>publish the rest in one Kafka transaction (key: the event's message key, the job id);</li>
+ *   <li>mark the batch sent.</li>
+ * </ol>
+ * A crash before the Kafka commit aborts the transaction (invisible to read_committed consumers) and the rows are
+ * published again once the lease runs out; a crash after it finds them on the topic. Nothing is lost, nothing is
+ * seen twice. The relay sleeps on PostgreSQL's {@code LISTEN outbox_inserted} and wakes as soon as an event is queued.
  */
 public final class OutboxRelay implements Runnable, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
     private static final int BATCH = 500;
     private static final Duration IDLE_WAIT = Duration.ofSeconds(1);
+    /** Longer than the producer's transaction timeout: a lease never runs out while its transaction can commit. */
+    public static final Duration DEFAULT_LEASE = Duration.ofSeconds(60);
+    private static final int TRANSACTION_TIMEOUT_MS = 20_000;
 
-    /** A seam for tests: runs after the batch was published and before it is marked sent. */
-    public interface AfterPublish {
-        AfterPublish NOTHING = events -> { };
+    /** Seams for tests that play a crash at either side of the Kafka commit. */
+    public interface Hooks {
+        Hooks NONE = new Hooks() {
+        };
 
-        void run(List<OutboxStore.OutboxEvent> events);
+        default void beforeKafkaCommit(List<OutboxStore.OutboxEvent> events) {
+        }
+
+        default void afterKafkaCommit(List<OutboxStore.OutboxEvent> events) {
+        }
     }
 
     private final Database database;
     private final DatabaseConfig databaseConfig;
-    private final KafkaProducer<String, byte[]> producer;
+    private final KafkaConfig kafka;
+    private final String clientId;
     private final IngestMetrics metrics;
-    private final AfterPublish afterPublish;
+    private final Hooks hooks;
+    private final Duration lease;
+    private final PublishedEvents published;
     private final AtomicBoolean running = new AtomicBoolean(true);
+    private KafkaProducer<String, byte[]> producer;
 
     public OutboxRelay(Database database, DatabaseConfig databaseConfig, KafkaConfig kafka, String clientId,
-                       IngestMetrics metrics, AfterPublish afterPublish) {
+                       IngestMetrics metrics, Hooks hooks, Duration lease) {
         this.database = database;
         this.databaseConfig = databaseConfig;
-        this.producer = new KafkaProducer<>(kafka.producer(clientId), new StringSerializer(),
-                new org.apache.kafka.common.serialization.ByteArraySerializer());
+        this.kafka = kafka;
+        this.clientId = clientId;
         this.metrics = metrics;
-        this.afterPublish = afterPublish;
+        this.hooks = hooks;
+        this.lease = lease;
+        this.published = new PublishedEvents(kafka, clientId + "-verifier");
+        this.producer = newProducer();
+    }
+
+    /** One transactional id per relay: a restarted relay with the same id fences its dead predecessor. */
+    private KafkaProducer<String, byte[]> newProducer() {
+        Map<String, Object> props = kafka.producer(clientId);
+        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "onejob-outbox-relay-" + clientId);
+        props.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, TRANSACTION_TIMEOUT_MS);
+        KafkaProducer<String, byte[]> created = new KafkaProducer<>(props, new StringSerializer(),
+                new org.apache.kafka.common.serialization.ByteArraySerializer());
+        created.initTransactions();
+        return created;
     }
 
     @Override
@@ -85,31 +122,69 @@ public final class OutboxRelay implements Runnable, AutoCloseable {
         } finally {
             closeQuietly(listener);
             producer.close(Duration.ofSeconds(5));
+            published.close();
         }
     }
 
-    /** One claim-publish-mark round; returns how many events were sent. */
+    /** One lease-publish-mark round; returns how many events it settled (published now or found published). */
     public int relayOnce() {
-        int sent = OutboxStore.relayBatch(database, BATCH, this::publish);
-        if (sent > 0) {
-            metrics.relayed(sent);
+        List<OutboxStore.OutboxEvent> leased = OutboxStore.lease(database, BATCH, lease);
+        if (leased.isEmpty()) {
+            return 0;
         }
-        return sent;
+        List<OutboxStore.OutboxEvent> toSend = new ArrayList<>(leased.size());
+        for (OutboxStore.OutboxEvent event : leased) {
+            if (event.publishAttempts() > 1 && published.contains(event)) {
+                log.info("event=outbox_already_published event_id={} action=mark_sent_without_resending",
+                        event.eventId());
+            } else {
+                toSend.add(event);
+            }
+        }
+        publish(toSend);
+        OutboxStore.markSent(database, leased);
+        metrics.relayed(toSend.size());
+        return leased.size();
     }
 
-    private void publish(List<OutboxStore.OutboxEvent> events) throws Exception {
-        List<Future<RecordMetadata>> acks = new ArrayList<>(events.size());
-        for (OutboxStore.OutboxEvent event : events) {
-            ProducerRecord<String, byte[]> record = new ProducerRecord<>(event.topic(), event.messageKey(),
-                    Json.write(event.payload()).getBytes(StandardCharsets.UTF_8));
-            event.headers().forEach((k, v) -> record.headers().add(k, v.getBytes(StandardCharsets.UTF_8)));
-            acks.add(producer.send(record));
+    private void publish(List<OutboxStore.OutboxEvent> events) {
+        if (events.isEmpty()) {
+            return;
         }
-        producer.flush();
-        for (Future<RecordMetadata> ack : acks) {
-            ack.get();
+        try {
+            producer.beginTransaction();
+            for (OutboxStore.OutboxEvent event : events) {
+                ProducerRecord<String, byte[]> record = new ProducerRecord<>(event.topic(), event.messageKey(),
+                        Json.write(event.payload()).getBytes(StandardCharsets.UTF_8));
+                event.headers().forEach((k, v) -> record.headers().add(k, v.getBytes(StandardCharsets.UTF_8)));
+                producer.send(record);
+            }
+            hooks.beforeKafkaCommit(events);
+            producer.commitTransaction();
+        } catch (ProducerFencedException | OutOfOrderSequenceException | AuthorizationException e) {
+            // Fatal for this producer: start a new one; the rows stay leased and are published again later.
+            producer.close(Duration.ZERO);
+            producer = newProducer();
+            throw e;
+        } catch (RuntimeException e) {
+            if (abortQuietly()) {
+                OutboxStore.releaseUnpublished(database, events);
+            }
+            throw e;
         }
-        afterPublish.run(events);
+        hooks.afterKafkaCommit(events);
+    }
+
+    /** True when the transaction was certainly aborted; false leaves the rows to their lease and the check. */
+    private boolean abortQuietly() {
+        try {
+            producer.abortTransaction();
+            return true;
+        } catch (RuntimeException abortFailed) {
+            producer.close(Duration.ZERO);
+            producer = newProducer();
+            return false;
+        }
     }
 
     private Connection listen() throws SQLException {

@@ -50,7 +50,7 @@ final class IngestFixture {
         IngestConfig config = new IngestConfig(databaseConfig, new KafkaConfig(bootstrap), "127.0.0.1", 0,
                 64 * 1024, 16, tokens, Path.of("../config/providers.yaml"), Path.of("../config/contracts"), false,
                 "ingest-test");
-        service = new IngestService(config, database, Map.of(), OutboxRelay.AfterPublish.NOTHING);
+        service = new IngestService(config, database, Map.of(), OutboxRelay.Hooks.NONE);
         service.start();
         startRelay();
     }
@@ -73,7 +73,7 @@ final class IngestFixture {
     synchronized void startRelay() {
         if (relayThread == null) {
             relay = new OutboxRelay(database, databaseConfig, new KafkaConfig(bootstrap), "test-relay", relayMetrics,
-                    OutboxRelay.AfterPublish.NOTHING);
+                    OutboxRelay.Hooks.NONE, OutboxRelay.DEFAULT_LEASE);
             relayThread = new Thread(relay, "test-relay");
             relayThread.setDaemon(true);
             relayThread.start();

@@ -39,50 +39,80 @@ class OutboxRelayIT {
     }
 
     private long unsentFor(UUID jobId) {
-        return ingest.database.inTransaction(c -> OutboxStore.eventsFor(c, Topics.ATTEMPT_COMMANDS.name(),
-                jobId.toString()).size() == 0 ? 0L : countUnsent(c, jobId));
+        return ingest.database.inTransaction(c -> {
+            try (var s = c.prepareStatement("SELECT count(*) FROM outbox WHERE message_key = ? AND sent_at IS NULL")) {
+                s.setString(1, jobId.toString());
+                try (var rows = s.executeQuery()) {
+                    rows.next();
+                    return rows.getLong(1);
+                }
+            }
+        });
     }
 
-    private static long countUnsent(java.sql.Connection c, UUID jobId) throws java.sql.SQLException {
-        try (var s = c.prepareStatement("SELECT count(*) FROM outbox WHERE message_key = ? AND sent_at IS NULL")) {
-            s.setString(1, jobId.toString());
-            try (var rows = s.executeQuery()) {
-                rows.next();
-                return rows.getLong(1);
-            }
+    private OutboxRelay relay(String name, OutboxRelay.Hooks hooks, Duration lease) {
+        return new OutboxRelay(ingest.database, ingest.databaseConfig, new KafkaConfig(ingest.bootstrap), name,
+                new IngestMetrics(), hooks, lease);
+    }
+
+    private List<org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]>> commandsOf(UUID jobId) {
+        return TopicProbe.await(ingest.bootstrap, Topics.ATTEMPT_COMMANDS.name(),
+                r -> jobId.toString().equals(TopicProbe.text(r.key())), 1, Duration.ofSeconds(20));
+    }
+
+    private void drainUntilSent(UUID jobId) {
+        try (OutboxRelay healthy = relay("healthy-relay-" + UUID.randomUUID(), OutboxRelay.Hooks.NONE,
+                OutboxRelay.DEFAULT_LEASE)) {
+            dev.onejob.testing.Await.until(Duration.ofSeconds(30), "the row to be sent", () -> {
+                healthy.relayOnce();
+                return unsentFor(jobId) == 0;
+            });
         }
     }
 
     @Test
-    void aRelayKilledBetweenPublishAndMarkResendsTheCommandAndNeverLosesIt() {
+    void aRelayKilledAfterTheKafkaCommitAndBeforeTheMarkIsNotFollowedByASecondCopy() {
         // given a job whose attempt command is queued
         SubmitOutcome.Created created = newJob();
         UUID jobId = created.job().id();
 
-        // when a relay publishes the batch and dies before marking it sent
-        OutboxRelay crashing = new OutboxRelay(ingest.database, ingest.databaseConfig, new KafkaConfig(ingest.bootstrap),
-                "crashing-relay", new IngestMetrics(), events -> {
-                    throw new IllegalStateException("killed between publish and mark");
-                });
-        assertThrows(RuntimeException.class, crashing::relayOnce);
-        crashing.close();
-
-        // then the row is still unsent, and a healthy relay sends it again
-        assertEquals(1, unsentFor(jobId));
-        OutboxRelay healthy = new OutboxRelay(ingest.database, ingest.databaseConfig, new KafkaConfig(ingest.bootstrap),
-                "healthy-relay", new IngestMetrics(), OutboxRelay.AfterPublish.NOTHING);
-        while (healthy.relayOnce() > 0) {
-            // drain everything queued while the background relay was stopped
+        // when a relay (lease 1 s) commits the Kafka transaction and dies before marking the row sent
+        try (OutboxRelay crashing = relay("crash-after-commit-" + UUID.randomUUID(), new OutboxRelay.Hooks() {
+            @Override
+            public void afterKafkaCommit(List<OutboxStore.OutboxEvent> events) {
+                throw new IllegalStateException("killed between the Kafka commit and the mark");
+            }
+        }, Duration.ofSeconds(1))) {
+            assertThrows(IllegalStateException.class, crashing::relayOnce);
         }
-        healthy.close();
-        assertEquals(0, unsentFor(jobId));
-        var commands = TopicProbe.await(ingest.bootstrap, Topics.ATTEMPT_COMMANDS.name(),
-                r -> jobId.toString().equals(TopicProbe.text(r.key())), 2, Duration.ofSeconds(20));
-        assertEquals(2, commands.size(), "published once by the crashed relay and once again, never zero times");
-        assertTrue(commands.stream().allMatch(r -> TopicProbe.text(r.value())
-                .contains(created.firstAttempt().id().toString())));
+        assertEquals(1, unsentFor(jobId));
+
+        // then, once its lease runs out, another relay finds the command on the topic and only marks it sent
+        drainUntilSent(jobId);
+        var commands = commandsOf(jobId);
+        assertEquals(1, commands.size(), "read_committed consumers see the command exactly once");
+        assertTrue(TopicProbe.text(commands.get(0).value()).contains(created.firstAttempt().id().toString()));
         assertEquals("attempt-commands/" + created.firstAttempt().id(), new String(
                 commands.get(0).headers().lastHeader(OutboxStore.EVENT_ID_HEADER).value()));
+    }
+
+    @Test
+    void aRelayKilledBeforeTheKafkaCommitShowsNothingAndTheCommandIsPublishedLaterOnce() {
+        SubmitOutcome.Created created = newJob();
+        UUID jobId = created.job().id();
+
+        try (OutboxRelay crashing = relay("crash-before-commit-" + UUID.randomUUID(), new OutboxRelay.Hooks() {
+            @Override
+            public void beforeKafkaCommit(List<OutboxStore.OutboxEvent> events) {
+                throw new IllegalStateException("killed inside the Kafka transaction");
+            }
+        }, OutboxRelay.DEFAULT_LEASE)) {
+            assertThrows(IllegalStateException.class, crashing::relayOnce);
+        }
+        assertEquals(1, unsentFor(jobId));
+
+        drainUntilSent(jobId);
+        assertEquals(1, commandsOf(jobId).size(), "the aborted copy is invisible; the later one is seen once");
     }
 
     @Test
@@ -94,10 +124,8 @@ class OutboxRelayIT {
         }
 
         // when two relays drain the outbox at the same time
-        OutboxRelay a = new OutboxRelay(ingest.database, ingest.databaseConfig, new KafkaConfig(ingest.bootstrap),
-                "relay-a", new IngestMetrics(), OutboxRelay.AfterPublish.NOTHING);
-        OutboxRelay b = new OutboxRelay(ingest.database, ingest.databaseConfig, new KafkaConfig(ingest.bootstrap),
-                "relay-b", new IngestMetrics(), OutboxRelay.AfterPublish.NOTHING);
+        OutboxRelay a = relay("relay-a-" + UUID.randomUUID(), OutboxRelay.Hooks.NONE, OutboxRelay.DEFAULT_LEASE);
+        OutboxRelay b = relay("relay-b-" + UUID.randomUUID(), OutboxRelay.Hooks.NONE, OutboxRelay.DEFAULT_LEASE);
         var pool = java.util.concurrent.Executors.newFixedThreadPool(2);
         var sent = dev.onejob.testing.StartGate.race(pool, List.<java.util.concurrent.Callable<Integer>>of(
                 () -> drain(a), () -> drain(b)));

@@ -77,7 +77,7 @@ final class LocalServices implements AutoCloseable {
     private void startIngest(Map<String, String> env, Database database) {
         IngestConfig config = IngestConfig.fromEnv(env);
         progress.step("starting ingest-service on port " + config.httpPort());
-        ingest = new IngestService(config, database, env, OutboxRelay.AfterPublish.NOTHING);
+        ingest = new IngestService(config, database, env, OutboxRelay.Hooks.NONE);
         try {
             ingest.start();
         } catch (IOException e) {

@@ -12,7 +12,7 @@ import java.util.Map;
 /**
  * Owns every write to {@code outbox}. Events are enqueued inside the caller's transaction, so an event exists
  * exactly when the change it announces committed; {@code UNIQUE (topic, dedupe_key)} keeps a replayed transaction
- * from queueing a second copy.
+ * from queueing a second copy. Relays lease rows, publish them, and mark them sent.
  */
 public final class OutboxStore {
     /** Header carrying the JSON Schema version of the payload. */
@@ -27,20 +27,32 @@ public final class OutboxStore {
             """;
     private static final String COUNT_UNSENT = "SELECT count(*) FROM outbox WHERE sent_at IS NULL";
     private static final String OLDEST_UNSENT = "SELECT min(created_at) FROM outbox WHERE sent_at IS NULL";
-    /** Several relays may run: each claims rows the others have not locked, so a row is normally sent once. */
-    private static final String CLAIM_UNSENT = """
-            SELECT id, topic, message_key, payload::text, headers::text FROM outbox
-            WHERE sent_at IS NULL ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED""";
+    /**
+     * Leases up to {@code limit} unsent rows nobody holds a live lease on, oldest first, in a transaction of its own,
+     * and counts the attempt. Several relays share the work ({@code SKIP LOCKED}); a relay that dies leaves its rows
+     * to be claimed again when the lease runs out.
+     */
+    private static final String LEASE_UNSENT = """
+            UPDATE outbox SET publish_attempts = publish_attempts + 1,
+                              claimed_until = now() + ? * interval '1 millisecond'
+            WHERE id IN (SELECT id FROM outbox
+                         WHERE sent_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
+                         ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
+            RETURNING id, topic, message_key, payload::text, headers::text, publish_attempts, created_at""";
     private static final String MARK_SENT = "UPDATE outbox SET sent_at = now() WHERE id = ANY (?) AND sent_at IS NULL";
+    private static final String RELEASE_UNPUBLISHED = """
+            UPDATE outbox SET claimed_until = NULL, publish_attempts = publish_attempts - 1
+            WHERE id = ANY (?) AND sent_at IS NULL AND publish_attempts > 0""";
 
-    /** One queued event as the relay publishes it. */
-    public record OutboxEvent(long id, String topic, String messageKey, JsonNode payload, Map<String, String> headers) {
-    }
-
-    /** Publishes a batch and returns only once the broker acknowledged every record; throws if any failed. */
-    @FunctionalInterface
-    public interface Publisher {
-        void publish(java.util.List<OutboxEvent> events) throws Exception;
+    /**
+     * One queued event as a relay publishes it. {@code publishAttempts > 1} means an earlier claim may have published
+     * it already.
+     */
+    public record OutboxEvent(long id, String topic, String messageKey, JsonNode payload, Map<String, String> headers,
+                              int publishAttempts, java.time.Instant createdAt) {
+        public String eventId() {
+            return headers.get(EVENT_ID_HEADER);
+        }
     }
 
     private OutboxStore() {
@@ -65,36 +77,52 @@ public final class OutboxStore {
         }
     }
 
-    /**
-     * Claims up to {@code limit} unsent events, publishes them and marks them sent, in one transaction: if the
-     * publisher throws or the process dies before the commit, the rows stay unsent and are published again later
-     * (consumers are idempotent), never lost. Returns how many were sent.
-     */
-    public static int relayBatch(dev.onejob.core.db.Database database, int limit, Publisher publisher) {
+    public static java.util.List<OutboxEvent> lease(dev.onejob.core.db.Database database, int limit,
+                                                    java.time.Duration lease) {
         return database.inTransaction(connection -> {
             java.util.List<OutboxEvent> events = new java.util.ArrayList<>();
-            try (PreparedStatement claim = connection.prepareStatement(CLAIM_UNSENT)) {
-                claim.setInt(1, limit);
+            try (PreparedStatement claim = connection.prepareStatement(LEASE_UNSENT)) {
+                claim.setLong(1, lease.toMillis());
+                claim.setInt(2, limit);
                 try (ResultSet rows = claim.executeQuery()) {
                     while (rows.next()) {
                         events.add(new OutboxEvent(rows.getLong(1), rows.getString(2), rows.getString(3),
-                                Json.parse(rows.getString(4)), headers(Json.parse(rows.getString(5)))));
+                                Json.parse(rows.getString(4)), headers(Json.parse(rows.getString(5))), rows.getInt(6),
+                                rows.getTimestamp(7).toInstant()));
                     }
                 }
             }
-            if (events.isEmpty()) {
-                return 0;
+            events.sort(java.util.Comparator.comparingLong(OutboxEvent::id));
+            return events;
+        });
+    }
+
+    /**
+     * Gives back rows whose publication certainly did not happen (the Kafka transaction was aborted), so the next
+     * round takes them at once instead of waiting for the lease, without the check for an earlier copy.
+     */
+    public static void releaseUnpublished(dev.onejob.core.db.Database database, java.util.List<OutboxEvent> events) {
+        if (events.isEmpty()) {
+            return;
+        }
+        database.inTransaction(connection -> {
+            try (PreparedStatement release = connection.prepareStatement(RELEASE_UNPUBLISHED)) {
+                release.setArray(1, connection.createArrayOf("bigint", events.stream().map(OutboxEvent::id).toArray()));
+                return release.executeUpdate();
             }
-            try {
-                publisher.publish(events);
-            } catch (Exception e) {
-                throw new OutboxPublishException("publishing " + events.size() + " outbox events failed: " + e, e);
-            }
+        });
+    }
+
+    /** Marks published events sent; a row marked twice (two relays after a lease ran out) stays as it was. */
+    public static void markSent(dev.onejob.core.db.Database database, java.util.List<OutboxEvent> events) {
+        if (events.isEmpty()) {
+            return;
+        }
+        database.inTransaction(connection -> {
             try (PreparedStatement mark = connection.prepareStatement(MARK_SENT)) {
                 mark.setArray(1, connection.createArrayOf("bigint", events.stream().map(OutboxEvent::id).toArray()));
-                mark.executeUpdate();
+                return mark.executeUpdate();
             }
-            return events.size();
         });
     }
 

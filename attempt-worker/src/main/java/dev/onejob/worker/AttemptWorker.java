@@ -60,14 +60,18 @@ public final class AttemptWorker implements Runnable, AutoCloseable {
     private final AtomicInteger startedCount = new AtomicInteger();
     private final AtomicBoolean running = new AtomicBoolean(true);
 
+    private final WorkerMetrics metrics;
+
     public AttemptWorker(KafkaConfig kafka, String clientId, LedgerStore ledger, Providers providers,
-                         Contracts contracts, ProviderClient client, int maxInFlight) {
+                         Contracts contracts, ProviderClient client, int maxInFlight, WorkerMetrics metrics) {
         Map<String, Object> props = kafka.consumer(GROUP_ID, clientId);
         props.put("max.poll.records", 100);
         this.consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
         this.deadLetters = new KafkaProducer<>(kafka.producer(clientId + "-dlq"), new ByteArraySerializer(),
                 new ByteArraySerializer());
-        this.completions = new Completions(kafka, clientId + "-completions");
+        this.completions = new Completions(kafka, clientId + "-completions", metrics);
+        this.metrics = metrics;
+        metrics.inFlight(inFlight::get);
         this.ledger = ledger;
         this.providers = providers;
         this.contracts = contracts;
@@ -158,6 +162,7 @@ public final class AttemptWorker implements Runnable, AutoCloseable {
         }
         TransitionOutcome started = ledger.start(command.attemptId(), provider.softTimeout());
         if (started instanceof TransitionOutcome.NotApplied notApplied) {
+            metrics.skipped();
             log.info("event=command_skipped job={} attempt={} status={} reason=\"already started or finished\"",
                     command.jobId(), command.attemptId(), notApplied.current());
             return;
@@ -166,6 +171,7 @@ public final class AttemptWorker implements Runnable, AutoCloseable {
                 command.attemptId(), provider.id(), provider.softTimeout());
         inFlight.incrementAndGet();
         startedCount.incrementAndGet();
+        metrics.started(provider.id());
         ProviderCall call = client.call(provider, contract, command.variables(), command.attemptId());
         call.atSoftDeadline().whenComplete((outcome, error) -> {
             CallOutcome first = error == null ? outcome
@@ -190,6 +196,7 @@ public final class AttemptWorker implements Runnable, AutoCloseable {
         } catch (Exception e) {
             throw new IllegalStateException("the broker did not take a dead letter: " + e, e);
         }
+        metrics.deadLettered();
         log.warn("event=dead_lettered topic={} partition={} offset={} reason=\"{}\"", record.topic(),
                 record.partition(), record.offset(), reason);
     }

@@ -38,7 +38,10 @@ final class Completions implements AutoCloseable {
         return t;
     });
 
-    Completions(KafkaConfig kafka, String clientId) {
+    private final WorkerMetrics metrics;
+
+    Completions(KafkaConfig kafka, String clientId, WorkerMetrics metrics) {
+        this.metrics = metrics;
         this.producer = new KafkaProducer<>(kafka.producer(clientId), new StringSerializer(), new ByteArraySerializer());
     }
 
@@ -74,6 +77,7 @@ final class Completions implements AutoCloseable {
         for (int attempt = 1; attempt <= TRIES; attempt++) {
             try {
                 producer.send(record).get(60, TimeUnit.SECONDS);
+                metrics.completed(completion);
                 log.info("event=completion_published job={} attempt={} outcome={} provider={} latency_ms={}{}",
                         completion.jobId(), completion.attemptId(), completion.outcome(), completion.provider(),
                         completion.latencyMs(), completion.error() == null ? "" : " code=" + completion.error().code());

@@ -6,6 +6,7 @@ import dev.onejob.core.contract.Contracts;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.kafka.KafkaTopics;
 import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.metrics.OpsServer;
 import dev.onejob.worker.provider.ProviderClients;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
@@ -19,6 +20,14 @@ public final class WorkerMain {
     private static final Logger log = LoggerFactory.getLogger(WorkerMain.class);
 
     private WorkerMain() {
+    }
+
+    private static String loopAlive(Database database) {
+        try (var connection = database.dataSource().getConnection()) {
+            return connection.isValid(2) ? null : "PostgreSQL does not answer";
+        } catch (Exception e) {
+            return "PostgreSQL does not answer: " + e.getMessage();
+        }
     }
 
     public static void main(String[] args) throws InterruptedException {
@@ -38,15 +47,29 @@ public final class WorkerMain {
         Database.migrate(database.dataSource());
         KafkaTopics.ensure(config.kafka().bootstrapServers(), KafkaTopics.allNames(), 3, (short) 1);
         ProviderClients clients = ProviderClients.create(ProviderClients.defaultHttpClient(), System.getenv());
+        WorkerMetrics metrics = new WorkerMetrics();
         AttemptWorker worker = new AttemptWorker(config.kafka(), config.instanceId(), new LedgerStore(database),
-                providers, contracts, clients, config.maxInFlight());
+                providers, contracts, clients, config.maxInFlight(), metrics);
+        OpsServer ops;
+        try {
+            ops = config.metricsPort() < 0 ? null : OpsServer.start("0.0.0.0", config.metricsPort(), metrics.registry(),
+                    () -> loopAlive(database));
+        } catch (java.io.IOException e) {
+            System.err.println("attempt-worker: cannot serve /metrics on port " + config.metricsPort() + ": "
+                    + e.getMessage() + " (set METRICS_PORT, or -1 to turn it off)");
+            System.exit(2);
+            return;
+        }
         Thread loop = new Thread(worker, "attempt-worker");
         loop.start();
-        log.info("event=started service=attempt-worker group={} kafka={} providers={} contracts={} max_in_flight={}",
-                AttemptWorker.GROUP_ID, config.kafka().bootstrapServers(), providers.all().size(),
-                contracts.all().size(), config.maxInFlight());
+        log.info("event=started service=attempt-worker group={} kafka={} providers={} contracts={} max_in_flight={} "
+                        + "metrics={}", AttemptWorker.GROUP_ID, config.kafka().bootstrapServers(), providers.all().size(),
+                contracts.all().size(), config.maxInFlight(), ops == null ? "off" : "http://0.0.0.0:" + ops.port());
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (ops != null) {
+                ops.close();
+            }
             worker.close();
             clients.close();
             database.close();

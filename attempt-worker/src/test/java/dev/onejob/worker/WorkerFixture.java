@@ -81,7 +81,7 @@ final class WorkerFixture implements AutoCloseable {
 
     AttemptWorker startWorker(Providers providers) {
         AttemptWorker worker = new AttemptWorker(new KafkaConfig(bootstrap), "test-worker-" + workers.size(), ledger,
-                providers, contracts, clients, 256);
+                providers, contracts, clients, 256, new WorkerMetrics());
         Thread thread = new Thread(worker, "test-worker-" + workers.size());
         thread.start();
         workers.add(new Running(worker, thread));

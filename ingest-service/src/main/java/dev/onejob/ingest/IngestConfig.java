@@ -23,7 +23,7 @@ public record IngestConfig(DatabaseConfig database, KafkaConfig kafka, String ht
                 Path.of(env.getOrDefault("PROVIDERS_FILE", "config/providers.yaml")),
                 Path.of(env.getOrDefault("CONTRACTS_DIR", "config/contracts")),
                 !"false".equalsIgnoreCase(env.getOrDefault("OUTBOX_RELAY", "true")),
-                env.getOrDefault("INSTANCE_ID", "ingest-" + ProcessHandle.current().pid()));
+                env.getOrDefault("INSTANCE_ID", dev.onejob.core.config.InstanceIds.defaultFor("ingest")));
     }
 
     static int intValue(Map<String, String> env, String name, int fallback, int min, int max) {

@@ -15,6 +15,7 @@ import dev.onejob.simulator.ProviderSimulator;
 import dev.onejob.simulator.SimulatorConfig;
 import dev.onejob.worker.AttemptWorker;
 import dev.onejob.worker.WorkerConfig;
+import dev.onejob.worker.WorkerMetrics;
 import dev.onejob.worker.provider.ProviderClients;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -94,7 +95,7 @@ final class LocalServices implements AutoCloseable {
         Contracts contracts = Contracts.load(config.contractsDir());
         ProviderClients clients = ProviderClients.create(ProviderClients.defaultHttpClient(), env);
         AttemptWorker worker = new AttemptWorker(config.kafka(), "dev-worker", new LedgerStore(database), providers,
-                contracts, clients, config.maxInFlight());
+                contracts, clients, config.maxInFlight(), new WorkerMetrics());
         Thread loop = new Thread(worker, "attempt-worker");
         loop.setDaemon(true);
         loop.start();
@@ -105,6 +106,8 @@ final class LocalServices implements AutoCloseable {
     private void startReconciler(Map<String, String> env, Database database) {
         progress.step("starting result-reconciler (Kafka Streams, exactly_once_v2)");
         Map<String, String> reconcilerEnv = new HashMap<>(env);
+        // In one process the ingest service's port carries the API; the reconciler's own /metrics stays off.
+        reconcilerEnv.putIfAbsent("METRICS_PORT", "-1");
         reconcilerEnv.putIfAbsent("STREAMS_STATE_DIR",
                 Path.of(env.getOrDefault("ONEJOB_DATA_DIR", ".onejob")).toAbsolutePath().resolve("streams").toString());
         ReconcilerConfig config = ReconcilerConfig.fromEnv(reconcilerEnv);

@@ -215,7 +215,10 @@ public final class ProviderSimulator implements AutoCloseable {
     }
 
     private HttpServer bind(int onPort) throws IOException {
-        HttpServer created = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), onPort), BACKLOG);
+        // SIM_BIND_HOST=0.0.0.0 lets other containers reach a simulator (docker-compose); loopback otherwise.
+        String host = System.getenv("SIM_BIND_HOST");
+        InetAddress address = host == null || host.isBlank() ? InetAddress.getLoopbackAddress() : InetAddress.getByName(host);
+        HttpServer created = HttpServer.create(new InetSocketAddress(address, onPort), BACKLOG);
         for (ProtocolHandler handler : protocolHandlers) {
             created.createContext(handler.path(), handler);
         }

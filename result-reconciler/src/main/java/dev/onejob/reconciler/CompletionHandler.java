@@ -34,30 +34,37 @@ public final class CompletionHandler {
 
     private final LedgerStore ledger;
     private final ProviderGate gate;
+    private final ReconcilerMetrics metrics;
 
-    public CompletionHandler(LedgerStore ledger, ProviderGate gate) {
+    public CompletionHandler(LedgerStore ledger, ProviderGate gate, ReconcilerMetrics metrics) {
         this.ledger = ledger;
         this.gate = gate;
+        this.metrics = metrics;
     }
 
     public Applied apply(AttemptCompletion completion) {
         Optional<Attempt> attempt = ledger.attempt(completion.attemptId());
         if (attempt.isEmpty()) {
+            metrics.applied(completion.outcome().name(), "rejected");
             return new Rejected("no attempt " + completion.attemptId() + " in the ledger");
         }
         if (!attempt.get().jobId().equals(completion.jobId())) {
+            metrics.applied(completion.outcome().name(), "rejected");
             return new Rejected("attempt " + completion.attemptId() + " belongs to job " + attempt.get().jobId()
                     + ", not " + completion.jobId());
         }
         if (!attempt.get().provider().equals(completion.provider())) {
+            metrics.applied(completion.outcome().name(), "rejected");
             return new Rejected("attempt " + completion.attemptId() + " ran on " + attempt.get().provider()
                     + ", not " + completion.provider());
         }
-        return switch (completion.outcome()) {
+        Applied applied = switch (completion.outcome()) {
             case SUCCEEDED -> succeeded(completion);
             case FAILED -> failed(completion);
             case UNKNOWN -> unknown(completion);
         };
+        metrics.applied(completion.outcome().name(), applied instanceof Done done ? done.event() : "rejected");
+        return applied;
     }
 
     private Applied succeeded(AttemptCompletion completion) {
@@ -71,6 +78,11 @@ public final class CompletionHandler {
         if (outcome instanceof CompletionOutcome.Lost lost) {
             log.info("event=lost_race job={} attempt={} winner={} reason={} first_report={}", completion.jobId(),
                     completion.attemptId(), lost.winner(), lost.reason().wireName(), lost.firstReport());
+            if (lost.firstReport()) {
+                String winner = lost.winner() == null ? "none"
+                        : ledger.attempt(lost.winner()).map(Attempt::provider).orElse("unknown");
+                metrics.lostRace(winner, completion.provider(), lost.reason().wireName());
+            }
             return new Done("lost");
         }
         if (outcome instanceof CompletionOutcome.AlreadyApplied) {

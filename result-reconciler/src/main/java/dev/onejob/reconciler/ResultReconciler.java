@@ -4,6 +4,9 @@ import dev.onejob.core.config.Providers;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.ledger.LedgerStore;
 import dev.onejob.core.ledger.ProviderGate;
+import dev.onejob.core.metrics.LedgerGauges;
+import dev.onejob.core.metrics.OpsServer;
+import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import java.time.Duration;
 import java.util.Properties;
 import org.apache.kafka.streams.KafkaStreams;
@@ -23,13 +26,16 @@ public final class ResultReconciler implements AutoCloseable {
     private final ReconcilerConfig config;
     private final Database database;
     private final CompletionHandler handler;
+    private final ReconcilerMetrics metrics = new ReconcilerMetrics();
     private KafkaStreams streams;
     private Sweeper sweeper;
+    private LedgerGauges gauges;
+    private OpsServer ops;
 
     public ResultReconciler(ReconcilerConfig config, Database database, ProviderGate gate) {
         this.config = config;
         this.database = database;
-        this.handler = new CompletionHandler(new LedgerStore(database), gate);
+        this.handler = new CompletionHandler(new LedgerStore(database), gate, metrics);
     }
 
     /** Failover goes only to providers this reconciler knows. */
@@ -44,14 +50,42 @@ public final class ResultReconciler implements AutoCloseable {
             return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
         });
         streams.start();
-        sweeper = new Sweeper(new LedgerStore(database));
+        sweeper = new Sweeper(new LedgerStore(database), metrics);
         sweeper.start(config.sweepInterval());
+        gauges = new LedgerGauges(database, metrics.registry());
+        new KafkaStreamsMetrics(streams).bindTo(metrics.registry());
+        if (config.metricsPort() >= 0) {
+            try {
+                ops = OpsServer.start("0.0.0.0", config.metricsPort(), metrics.registry(), this::notReady);
+            } catch (java.io.IOException e) {
+                throw new IllegalStateException("result-reconciler cannot serve /metrics on port "
+                        + config.metricsPort() + ": " + e.getMessage() + " (set METRICS_PORT, or -1 to turn it off)", e);
+            }
+        }
         log.info("event=started service=result-reconciler application_id={} kafka={} guarantee=exactly_once_v2 "
-                + "sweep_interval={}", config.applicationId(), config.kafka().bootstrapServers(), config.sweepInterval());
+                        + "sweep_interval={} metrics={}", config.applicationId(), config.kafka().bootstrapServers(),
+                config.sweepInterval(), ops == null ? "off" : "http://0.0.0.0:" + ops.port() + "/metrics");
     }
 
     public KafkaStreams.State state() {
         return streams.state();
+    }
+
+    /** The port serving /metrics and /health, or -1 when turned off. */
+    public int metricsPort() {
+        return ops == null ? -1 : ops.port();
+    }
+
+    /** Ready when the stream threads run and PostgreSQL answers. */
+    private String notReady() {
+        if (streams.state() != KafkaStreams.State.RUNNING) {
+            return "Kafka Streams is " + streams.state();
+        }
+        try (var connection = database.dataSource().getConnection()) {
+            return connection.isValid(2) ? null : "PostgreSQL does not answer";
+        } catch (Exception e) {
+            return "PostgreSQL does not answer: " + e.getMessage();
+        }
     }
 
     private Properties streamsProperties() {
@@ -69,6 +103,12 @@ public final class ResultReconciler implements AutoCloseable {
 
     @Override
     public void close() {
+        if (ops != null) {
+            ops.close();
+        }
+        if (gauges != null) {
+            gauges.close();
+        }
         if (sweeper != null) {
             sweeper.close();
         }

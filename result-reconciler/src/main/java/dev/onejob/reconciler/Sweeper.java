@@ -15,14 +15,16 @@ import org.slf4j.LoggerFactory;
 public final class Sweeper implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Sweeper.class);
     private final LedgerStore ledger;
+    private final ReconcilerMetrics metrics;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "sweeper");
         t.setDaemon(true);
         return t;
     });
 
-    public Sweeper(LedgerStore ledger) {
+    public Sweeper(LedgerStore ledger, ReconcilerMetrics metrics) {
         this.ledger = ledger;
+        this.metrics = metrics;
     }
 
     public void start(Duration interval) {
@@ -35,6 +37,7 @@ public final class Sweeper implements AutoCloseable {
             do {
                 moved = ledger.sweepOverdue(500);
                 if (moved > 0) {
+                    metrics.swept(moved);
                     log.info("event=swept_unknown attempts={}", moved);
                 }
             } while (moved == 500);

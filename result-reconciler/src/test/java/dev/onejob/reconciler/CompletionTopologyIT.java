@@ -38,7 +38,7 @@ class CompletionTopologyIT {
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "completion-topology-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         driver = new TopologyTestDriver(ReconcilerTopology.build(
-                new CompletionHandler(fixture.ledger, ProviderGate.ALLOW_ALL)), props);
+                new CompletionHandler(fixture.ledger, ProviderGate.ALLOW_ALL, new ReconcilerMetrics())), props);
         completions = driver.createInputTopic(Topics.ATTEMPT_COMPLETIONS.name(), new ByteArraySerializer(),
                 new ByteArraySerializer());
         deadLetters = driver.createOutputTopic(Topics.ATTEMPT_COMPLETIONS_DLQ.name(), new ByteArrayDeserializer(),

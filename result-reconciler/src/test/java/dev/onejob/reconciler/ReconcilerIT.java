@@ -66,7 +66,7 @@ class ReconcilerIT {
         TestDatabase db = TestDatabase.shared();
         ReconcilerConfig config = new ReconcilerConfig(new DatabaseConfig(db.jdbcUrl(), db.user(), null, 4),
                 new KafkaConfig(BOOTSTRAP), applicationId, Files.createTempDirectory("streams"),
-                Path.of("../config/providers.yaml"), Duration.ofMillis(200), 1);
+                Path.of("../config/providers.yaml"), Duration.ofMillis(200), 1, 0);
         ResultReconciler started = new ResultReconciler(config, DATABASE, ProviderGate.ALLOW_ALL);
         started.start();
         Await.until(Duration.ofSeconds(60), "the reconciler to run", () -> started.state() == KafkaStreams.State.RUNNING);
@@ -197,5 +197,26 @@ class ReconcilerIT {
         } finally {
             second.close();
         }
+    }
+
+    @Test
+    void theOpsEndpointReportsHealthAndCountsLostRacesByProviderPair() throws Exception {
+        // given a race lost by primary to backup
+        Attempt[] ab = FIXTURE.cancelledThenFallback();
+        publish(ReconcilerFixture.succeeded(ab[1], ReconcilerFixture.RESULT_B)).get();
+        publish(ReconcilerFixture.succeeded(ab[0], ReconcilerFixture.RESULT_A)).get();
+        Await.until(Duration.ofSeconds(60), "the loss to be recorded", () ->
+                FIXTURE.ledger.attempt(ab[0].id()).orElseThrow().status() == AttemptStatus.DISCARDED);
+
+        // then /health is ready and /metrics counts it under its provider pair
+        var http = java.net.http.HttpClient.newHttpClient();
+        String base = "http://127.0.0.1:" + reconciler.metricsPort();
+        var health = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + "/health")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, health.statusCode(), health.body());
+        String metrics = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + "/metrics")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        org.junit.jupiter.api.Assertions.assertTrue(metrics.contains(
+                "onejob_lost_races_total{loser=\"primary\",reason=\"attempt-cancelled\",winner=\"backup\"}"), metrics);
     }
 }

@@ -1,0 +1,46 @@
+package dev.onejob.worker;
+
+import dev.onejob.core.events.AttemptCompletion;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.function.Supplier;
+
+/** The worker's metrics: attempts started, outcomes by provider, provider latency, calls in flight, dead letters. */
+public final class WorkerMetrics {
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+
+    public PrometheusMeterRegistry registry() {
+        return registry;
+    }
+
+    void inFlight(Supplier<Number> inFlight) {
+        Gauge.builder("onejob_provider_calls_in_flight", inFlight).register(registry);
+    }
+
+    void started(String provider) {
+        Counter.builder("onejob_attempts_started").tag("provider", provider).register(registry).increment();
+    }
+
+    void skipped() {
+        Counter.builder("onejob_commands_skipped").description("redelivered commands for attempts already started")
+                .register(registry).increment();
+    }
+
+    void deadLettered() {
+        Counter.builder("onejob_dead_letters").tag("topic", "attempt-commands").register(registry).increment();
+    }
+
+    void completed(AttemptCompletion completion) {
+        String code = completion.error() == null ? "" : completion.error().code();
+        Counter.builder("onejob_attempt_outcomes").tag("provider", completion.provider())
+                .tag("outcome", completion.outcome().name()).tag("code", code).register(registry).increment();
+        if (completion.outcome() != AttemptCompletion.Outcome.UNKNOWN) {
+            Timer.builder("onejob_provider_latency").tag("provider", completion.provider())
+                    .publishPercentileHistogram().register(registry).record(Duration.ofMillis(completion.latencyMs()));
+        }
+    }
+}

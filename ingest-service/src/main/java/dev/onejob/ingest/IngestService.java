@@ -5,7 +5,11 @@ import dev.onejob.core.contract.Contracts;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.ledger.LedgerStore;
-import dev.onejob.core.ledger.ProviderGate;
+import dev.onejob.core.certification.CertificationGate;
+import dev.onejob.core.certification.CertificationStore;
+import dev.onejob.worker.certify.CertificationRunner;
+import dev.onejob.worker.certify.Certifier;
+import dev.onejob.worker.provider.ProviderClients;
 import dev.onejob.ingest.http.ApiServer;
 import dev.onejob.ingest.kafka.JobRequestConsumer;
 import java.io.IOException;
@@ -35,6 +39,7 @@ public final class IngestService implements AutoCloseable {
     private final List<Thread> threads = new ArrayList<>();
     private final List<AutoCloseable> parts = new ArrayList<>();
     private ApiServer api;
+    private ProviderClients clients;
     private Admin admin;
 
     private final Map<String, String> env;
@@ -64,8 +69,14 @@ public final class IngestService implements AutoCloseable {
                     metrics, relayHooks, OutboxRelay.DEFAULT_LEASE);
             startThread("outbox-relay", relay);
         }
-        api = new ApiServer(new InetSocketAddress(config.httpHost(), config.httpPort()), ledger, requests,
-                ProviderGate.ALLOW_ALL, tokens, metrics, this::notReady, config.maxBodyBytes(), config.httpThreads());
+        CertificationStore certifications = new CertificationStore(database);
+        CertificationGate gate = new CertificationGate(certifications, contracts, providers);
+        clients = ProviderClients.create(ProviderClients.defaultHttpClient(), env);
+        CertificationRunner certifier = new CertificationRunner(new Certifier(clients), certifications, providers,
+                contracts);
+        api = new ApiServer(new InetSocketAddress(config.httpHost(), config.httpPort()), ledger, requests, gate,
+                certifier, certifications, tokens, metrics, this::notReady, config.maxBodyBytes(),
+                config.httpThreads());
         api.start();
         log.info("event=started service=ingest-service http=http://{}:{} kafka={} group={} relay={} contracts={} "
                         + "providers={}", config.httpHost(), api.port(), kafka.bootstrapServers(),
@@ -122,6 +133,9 @@ public final class IngestService implements AutoCloseable {
         }
         if (admin != null) {
             admin.close();
+        }
+        if (clients != null) {
+            clients.close();
         }
     }
 }

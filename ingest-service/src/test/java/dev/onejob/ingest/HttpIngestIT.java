@@ -32,6 +32,15 @@ class HttpIngestIT {
         POOL.shutdownNow();
     }
 
+    private static JsonNode readYaml(String text) {
+        try {
+            return new com.fasterxml.jackson.databind.ObjectMapper(
+                    new com.fasterxml.jackson.dataformat.yaml.YAMLFactory()).readTree(text);
+        } catch (java.io.IOException e) {
+            throw new AssertionError("the OpenAPI document is not valid YAML: " + e.getMessage(), e);
+        }
+    }
+
     private static JsonNode json(HttpResponse<String> response) {
         return Json.parse(response.body());
     }
@@ -215,11 +224,53 @@ class HttpIngestIT {
     void theServiceDescribesItselfReportsHealthAndCountsOutcomes() {
         HttpResponse<String> openApi = ingest.send("GET", "/openapi.yaml", null, Map.of(), null);
         assertEquals(200, openApi.statusCode());
-        assertTrue(openApi.body().contains("/v1/jobs/{id}/attempts"));
+        JsonNode document = readYaml(openApi.body());
+        for (String path : List.of("/v1/jobs", "/v1/jobs/{id}", "/v1/jobs/{id}/attempts", "/v1/jobs/{id}/cancel",
+                "/v1/attempts/{id}/resolve", "/v1/certifications", "/health", "/metrics", "/openapi.yaml")) {
+            assertTrue(document.path("paths").has(path), "the OpenAPI document describes " + path);
+        }
         HttpResponse<String> health = ingest.send("GET", "/health", null, Map.of(), null);
         assertEquals(200, health.statusCode(), health.body());
         ingest.submit(IngestFixture.ALICE, "m-" + UUID.randomUUID(), IngestFixture.request("x"));
         String metrics = ingest.send("GET", "/metrics", null, Map.of(), null).body();
         assertTrue(metrics.contains("onejob_jobs_submitted_total{channel=\"http\",outcome=\"created\"}"), metrics);
+    }
+
+    @Test
+    void theFallbackButtonToAnUncertifiedProviderIs422UnlessAnOperatorOverrides() {
+        // given a job whose target is backup and whose fallback, primary, has no certification for its contract
+        String body = "{\"contract\":\"sentiment\",\"variables\":{\"text\":\"x\"},\"target\":\"backup\","
+                + "\"fallbacks\":[\"primary\"]}";
+        for (String token : List.of(IngestFixture.ALICE, IngestFixture.BOSS)) {
+            JsonNode job = json(ingest.submit(token, "cert-" + UUID.randomUUID(), body));
+            UUID first = UUID.fromString(job.path("attempts").get(0).path("id").asText());
+            ingest.ledger.start(first, Duration.ofSeconds(10));
+            ingest.ledger.cancelAttempt(first, "test: make room for the button");
+            String path = "/v1/jobs/" + job.path("id").asText() + "/attempts";
+
+            // when the owner presses the button for primary, then 422 with the reason, and no attempt
+            HttpResponse<String> refused = ingest.send("POST", path, token, Map.of(), "{\"provider\":\"primary\"}");
+            assertProblem(refused, 422, "provider-not-certified");
+            assertTrue(json(refused).path("detail").asText().contains("no passing certification"), refused.body());
+
+            HttpResponse<String> overridden = ingest.send("POST", path, token, Map.of(),
+                    "{\"provider\":\"primary\",\"certification_override\":\"primary verified by hand\"}");
+            if (token.equals(IngestFixture.ALICE)) {
+                // a submitter may not override
+                assertProblem(overridden, 403, "forbidden");
+            } else {
+                // an operator may, and the override is recorded on the attempt
+                assertEquals(202, overridden.statusCode(), overridden.body());
+                assertEquals("boss: primary verified by hand", json(overridden).path("certification_override").asText());
+            }
+        }
+    }
+
+    @Test
+    void theJobShowsWhetherItsTargetIsCertified() {
+        JsonNode job = json(ingest.submit(IngestFixture.ALICE, "tc-" + UUID.randomUUID(), IngestFixture.request("x")));
+        JsonNode view = json(ingest.send("GET", "/v1/jobs/" + job.path("id").asText(), IngestFixture.ALICE, Map.of(), null));
+        assertEquals(false, view.path("target_certification").path("certified").asBoolean(true));
+        assertTrue(view.path("target_certification").path("reason").asText().contains("primary"));
     }
 }

@@ -26,6 +26,8 @@ final class IngestFixture {
     static final String ALICE = "alice-token";
     static final String BOB = "bob-token";
     static final String OPS = "ops-token";
+    /** Submits and operates: may override the certification check on its own jobs. */
+    static final String BOSS = "boss-token";
     private static IngestFixture shared;
 
     final Database database = Database.wrap(TestDatabase.shared().dataSource());
@@ -44,7 +46,8 @@ final class IngestFixture {
         Path dir = Files.createTempDirectory("onejob-ingest-test");
         Path tokens = dir.resolve("tokens.yaml");
         Files.writeString(tokens, "tokens:\n"
-                + token("alice", "[submit]", ALICE) + token("bob", "[submit]", BOB) + token("ops", "[operate]", OPS));
+                + token("alice", "[submit]", ALICE) + token("bob", "[submit]", BOB) + token("ops", "[operate]", OPS)
+                + token("boss", "[submit, operate]", BOSS));
         TestDatabase db = TestDatabase.shared();
         databaseConfig = new DatabaseConfig(db.jdbcUrl(), db.user(), System.getenv("DATABASE_PASSWORD"), 4);
         IngestConfig config = new IngestConfig(databaseConfig, new KafkaConfig(bootstrap), "127.0.0.1", 0,
@@ -52,6 +55,11 @@ final class IngestFixture {
                 "ingest-test");
         service = new IngestService(config, database, Map.of(), OutboxRelay.Hooks.NONE);
         service.start();
+        // backup is certified for sentiment as the contract is now; primary is not (it is only ever a target here)
+        var contract = dev.onejob.core.contract.Contracts.load(Path.of("../config/contracts")).find("sentiment")
+                .orElseThrow();
+        dev.onejob.testing.Certifications.record(db.dataSource(), "backup", "claude-sonnet-4-5", "sentiment",
+                contract.version(), true, java.time.Instant.now());
         startRelay();
     }
 

@@ -1,6 +1,7 @@
 package dev.onejob.launcher;
 
 import dev.onejob.core.config.ConfigException;
+import dev.onejob.core.certification.CertificationStore;
 import dev.onejob.core.config.Providers;
 import dev.onejob.core.contract.Contracts;
 import dev.onejob.core.db.Database;
@@ -16,6 +17,9 @@ import dev.onejob.simulator.SimulatorConfig;
 import dev.onejob.worker.AttemptWorker;
 import dev.onejob.worker.WorkerConfig;
 import dev.onejob.worker.WorkerMetrics;
+import dev.onejob.worker.certify.CertificationReport;
+import dev.onejob.worker.certify.CertificationRunner;
+import dev.onejob.worker.certify.Certifier;
 import dev.onejob.worker.provider.ProviderClients;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -23,6 +27,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The pipeline's services in one process, on the local stack's database and broker: the provider simulator as
@@ -112,10 +117,31 @@ final class LocalServices implements AutoCloseable {
                 Path.of(env.getOrDefault("ONEJOB_DATA_DIR", ".onejob")).toAbsolutePath().resolve("streams").toString());
         ReconcilerConfig config = ReconcilerConfig.fromEnv(reconcilerEnv);
         Providers providers = Providers.load(config.providersFile(), env);
+        Contracts contracts = Contracts.load(config.contractsDir());
         ResultReconciler reconciler = new ResultReconciler(config, database,
-                ResultReconciler.configuredProviders(providers));
+                ResultReconciler.certified(database, contracts, providers, config.certificationMaxAge()));
         reconciler.start();
         started.add(reconciler);
+        if (Boolean.parseBoolean(env.getOrDefault("CERTIFY_ON_START", "true"))) {
+            certifyAll(database, providers, contracts, env);
+        }
+    }
+
+    /** Failover only goes to certified providers: the dev stack certifies every pair once at start. */
+    private void certifyAll(Database database, Providers providers, Contracts contracts, Map<String, String> env) {
+        progress.step("certifying every provider for every contract (CERTIFY_ON_START=false skips this)");
+        try (ProviderClients clients = ProviderClients.create(ProviderClients.defaultHttpClient(), env)) {
+            List<CertificationReport> reports = new CertificationRunner(new Certifier(clients),
+                    new CertificationStore(database), providers, contracts).run(Optional.empty(), Optional.empty());
+            for (CertificationReport report : reports) {
+                progress.step(report.provider() + " for " + report.contractLabel() + ": "
+                        + (report.passed() ? "certified" : "NOT certified (failed: " + failedChecks(report) + ")"));
+            }
+        }
+    }
+
+    private static String failedChecks(CertificationReport report) {
+        return String.join(", ", report.checks().stream().filter(c -> !c.passed()).map(c -> c.name()).toList());
     }
 
     int httpPort() {

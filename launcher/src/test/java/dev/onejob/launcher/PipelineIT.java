@@ -142,4 +142,32 @@ class PipelineIT {
         assertEquals(1, pipeline.simulator("primary")
                 .requestsWithIdempotencyKey(done.path("attempts").get(0).path("id").asText()));
     }
+
+    @Test
+    void aFailoverIsBlockedWhenTheFallbackFailedItsCertification() {
+        // given backup re-certified while it invents a top-level key: the certification fails
+        pipeline.simulator("backup").setDefaultBehaviour(Behaviour.inventKey("confidence"));
+        try {
+            var certified = pipeline.send("POST", "/v1/certifications", "ops", Map.of(),
+                    "{\"provider\":\"backup\",\"contract\":\"sentiment\"}");
+            assertEquals(200, certified.statusCode(), certified.body());
+            assertEquals(false, Json.parse(certified.body()).path("certifications").get(0).path("passed").asBoolean(true));
+
+            // when the primary fails
+            pipeline.simulator("primary").setDefaultBehaviour(Behaviour.status(500));
+            String jobId = submit("I loved it");
+
+            // then there is no failover: the job FAILED, saying backup failed its certification
+            JsonNode failed = pipeline.awaitStatus(jobId, "FAILED", Duration.ofSeconds(20));
+            assertEquals(1, failed.path("attempts").size());
+            assertTrue(failed.path("error").path("message").asText().contains("backup failed its latest certification"),
+                    failed.toString());
+        } finally {
+            // leave backup certified again for the other scenarios
+            pipeline.simulator("backup").resetBehaviours();
+            var again = pipeline.send("POST", "/v1/certifications", "ops", Map.of(),
+                    "{\"provider\":\"backup\",\"contract\":\"sentiment\"}");
+            assertEquals(true, Json.parse(again.body()).path("certifications").get(0).path("passed").asBoolean(false));
+        }
+    }
 }

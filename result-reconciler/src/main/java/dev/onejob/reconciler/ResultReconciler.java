@@ -1,6 +1,10 @@
 package dev.onejob.reconciler;
 
+import dev.onejob.core.certification.CertificationGate;
+import dev.onejob.core.certification.CertificationStore;
 import dev.onejob.core.config.Providers;
+import dev.onejob.core.contract.Contracts;
+import dev.onejob.worker.certify.CertificationRunner;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.ledger.LedgerStore;
 import dev.onejob.core.ledger.ProviderGate;
@@ -31,6 +35,7 @@ public final class ResultReconciler implements AutoCloseable {
     private Sweeper sweeper;
     private LedgerGauges gauges;
     private OpsServer ops;
+    private CertificationSchedule schedule;
 
     public ResultReconciler(ReconcilerConfig config, Database database, ProviderGate gate) {
         this.config = config;
@@ -38,9 +43,19 @@ public final class ResultReconciler implements AutoCloseable {
         this.handler = new CompletionHandler(new LedgerStore(database), gate, metrics);
     }
 
-    /** Failover goes only to providers this reconciler knows. */
-    public static ProviderGate configuredProviders(Providers providers) {
-        return (job, provider) -> providers.find(provider).isPresent();
+    /**
+     * The production gate: failover only to providers with a passing certification for the job's contract as it is
+     * now, younger than {@code CERTIFICATION_MAX_AGE}.
+     */
+    public static ProviderGate certified(Database database, Contracts contracts, Providers providers,
+                                         Duration maxAge) {
+        return new CertificationGate(new CertificationStore(database), contracts, providers, maxAge,
+                java.time.Clock.systemUTC());
+    }
+
+    /** Starts scheduled re-certification (owned and closed by this reconciler); off unless called. */
+    public void certifyEvery(Duration interval, CertificationRunner runner) {
+        schedule = new CertificationSchedule(runner, interval);
     }
 
     public void start() {
@@ -103,6 +118,9 @@ public final class ResultReconciler implements AutoCloseable {
 
     @Override
     public void close() {
+        if (schedule != null) {
+            schedule.close();
+        }
         if (ops != null) {
             ops.close();
         }

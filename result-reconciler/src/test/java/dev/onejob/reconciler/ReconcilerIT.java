@@ -66,7 +66,8 @@ class ReconcilerIT {
         TestDatabase db = TestDatabase.shared();
         ReconcilerConfig config = new ReconcilerConfig(new DatabaseConfig(db.jdbcUrl(), db.user(), null, 4),
                 new KafkaConfig(BOOTSTRAP), applicationId, Files.createTempDirectory("streams"),
-                Path.of("../config/providers.yaml"), Duration.ofMillis(200), 1, 0);
+                Path.of("../config/providers.yaml"), Path.of("../config/contracts"), Duration.ofMillis(200), 1, 0, null,
+                Duration.ofDays(7));
         ResultReconciler started = new ResultReconciler(config, DATABASE, ProviderGate.ALLOW_ALL);
         started.start();
         Await.until(Duration.ofSeconds(60), "the reconciler to run", () -> started.state() == KafkaStreams.State.RUNNING);

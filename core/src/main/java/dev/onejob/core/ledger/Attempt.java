@@ -7,5 +7,6 @@ import java.util.UUID;
 public record Attempt(UUID id, UUID jobId, int number, String provider, AttemptStatus status, long jobVersion,
                       Instant createdAt, Instant updatedAt, Instant startedAt, Instant softDeadline,
                       Instant finishedAt, String errorCode, String errorMessage, Boolean retryable,
-                      String providerRequestId, LossReason lostReason, String discardedResultSha256) {
+                      String providerRequestId, LossReason lostReason, String discardedResultSha256,
+                      String certificationOverride) {
 }

@@ -19,7 +19,7 @@ final class LedgerRows {
     static final String ATTEMPT_COLUMNS = """
             id, job_id, number, provider, status, job_version, created_at, updated_at, started_at, soft_deadline,
             finished_at, error_code, error_message, retryable, provider_request_id, lost_reason,
-            discarded_result_sha256""";
+            discarded_result_sha256, certification_override""";
 
     private LedgerRows() {
     }
@@ -46,7 +46,7 @@ final class LedgerRows {
                 row.getString("error_message"), retryable,
                 row.getString("provider_request_id"),
                 lostReason == null ? null : LossReason.fromWireName(lostReason),
-                row.getString("discarded_result_sha256"));
+                row.getString("discarded_result_sha256"), row.getString("certification_override"));
     }
 
     private static Instant instant(ResultSet row, String column) throws SQLException {

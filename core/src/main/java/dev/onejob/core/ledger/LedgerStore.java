@@ -43,8 +43,8 @@ public final class LedgerStore {
     private static final String LOCK_JOB =
             "SELECT " + JOB_COLUMNS + " FROM jobs WHERE id = ? FOR NO KEY UPDATE";
     private static final String INSERT_ATTEMPT_IF_NONE_LIVE = """
-            INSERT INTO attempts (id, job_id, number, provider, job_version)
-            VALUES (?, ?, (SELECT coalesce(max(number), 0) + 1 FROM attempts WHERE job_id = ?), ?, ?)
+            INSERT INTO attempts (id, job_id, number, provider, job_version, certification_override)
+            VALUES (?, ?, (SELECT coalesce(max(number), 0) + 1 FROM attempts WHERE job_id = ?), ?, ?, ?)
             ON CONFLICT (job_id) WHERE status IN ('PENDING', 'STARTING', 'UNKNOWN') DO NOTHING
             RETURNING\s""" + ATTEMPT_COLUMNS;
     private static final String BUMP_VERSION_FOR_NEW_ATTEMPT =
@@ -144,7 +144,7 @@ public final class LedgerStore {
                 connection.createArrayOf("text", newJob.fallbackProviders().toArray()));
         if (inserted.isPresent()) {
             Job job = inserted.get();
-            Attempt first = insertAttempt(connection, job, newJob.targetProvider(), job.version())
+            Attempt first = insertAttempt(connection, job, newJob.targetProvider(), job.version(), null)
                     .orElseThrow(() -> new IllegalStateException("a new job already had a live attempt: " + job.id()));
             return new SubmitOutcome.Created(job, first);
         }
@@ -158,8 +158,16 @@ public final class LedgerStore {
         return new SubmitOutcome.Conflict(existing.id(), existing.requestFingerprint());
     }
 
-    /** The fallback button (and failover's tool): a new attempt on {@code provider}, if no attempt is live. */
+    /** The fallback button: a new attempt on {@code provider}, if no attempt is live. */
     public NewAttemptOutcome newAttempt(UUID jobId, String provider) {
+        return newAttempt(jobId, provider, null);
+    }
+
+    /**
+     * The fallback button with the certification check overridden by an operator; {@code override} (who and why)
+     * is recorded on the attempt. Null means no override.
+     */
+    public NewAttemptOutcome newAttempt(UUID jobId, String provider, String override) {
         return database.inTransaction(connection -> {
             Optional<Job> locked = LedgerSql.queryOne(connection, LOCK_JOB, LedgerRows::job, jobId);
             if (locked.isEmpty()) {
@@ -172,7 +180,7 @@ public final class LedgerStore {
             if (!job.providerChain().contains(provider)) {
                 return new NewAttemptOutcome.ProviderNotAllowed(provider, job.providerChain());
             }
-            Optional<Attempt> created = insertAttempt(connection, job, provider, job.version() + 1);
+            Optional<Attempt> created = insertAttempt(connection, job, provider, job.version() + 1, override);
             if (created.isEmpty()) {
                 Attempt live = LedgerSql.queryOne(connection, SELECT_LIVE_ATTEMPT, LedgerRows::attempt, jobId)
                         .orElseThrow(() -> new IllegalStateException("live-attempt index refused, none is live"));
@@ -307,17 +315,20 @@ public final class LedgerStore {
                 return AttemptStatus.FAILED.name().equals(current) ? new FailureOutcome.AlreadyApplied(attemptId)
                         : new FailureOutcome.Rejected(attemptId, "attempt is " + current);
             }
-            Optional<String> next = nextProvider(job, attempt.provider(), gate);
+            List<String> skipped = new java.util.ArrayList<>();
+            Optional<String> next = nextProvider(job, attempt.provider(), gate, skipped);
             if (next.isPresent()) {
-                Attempt created = insertAttempt(connection, job, next.get(), job.version() + 1)
+                Attempt created = insertAttempt(connection, job, next.get(), job.version() + 1, null)
                         .orElseThrow(() -> new IllegalStateException("failover found a live attempt on " + job.id()));
                 LedgerSql.updateExactlyOne(connection, BUMP_VERSION_FOR_NEW_ATTEMPT, "job version moved under lock",
                         job.id(), job.version());
                 return new FailureOutcome.FailedOver(attemptId, created);
             }
+            String left = skipped.isEmpty() ? "no fallback is left" : "no fallback may take it (" + String.join("; ",
+                    skipped) + ")";
             LedgerSql.updateExactlyOne(connection, FAIL_JOB, "job version moved under lock", failure.code(),
-                    "attempt " + attempt.number() + " on " + attempt.provider() + " failed and no eligible provider "
-                            + "is left: " + failure.message(), job.id(), job.version());
+                    "attempt " + attempt.number() + " on " + attempt.provider() + " failed (" + failure.message()
+                            + ") and " + left, job.id(), job.version());
             enqueueJobResult(connection, job.id());
             return new FailureOutcome.JobFailed(job.id(), attemptId);
         });
@@ -377,10 +388,10 @@ public final class LedgerStore {
                 LedgerSql.queryList(connection, SELECT_ATTEMPTS_OF_JOB, LedgerRows::attempt, jobId));
     }
 
-    private Optional<Attempt> insertAttempt(Connection connection, Job job, String provider, long jobVersion)
-            throws SQLException {
+    private Optional<Attempt> insertAttempt(Connection connection, Job job, String provider, long jobVersion,
+                                            String override) throws SQLException {
         Optional<Attempt> created = LedgerSql.queryOne(connection, INSERT_ATTEMPT_IF_NONE_LIVE, LedgerRows::attempt,
-                UUID.randomUUID(), job.id(), job.id(), provider, jobVersion);
+                UUID.randomUUID(), job.id(), job.id(), provider, jobVersion, override);
         if (created.isPresent()) {
             OutboxStore.enqueue(connection, Topics.ATTEMPT_COMMANDS, created.get().id().toString(), job.id().toString(),
                     LedgerEvents.attemptCommand(job, created.get()), LedgerEvents.ATTEMPT_COMMAND_VERSION);
@@ -388,10 +399,18 @@ public final class LedgerStore {
         return created;
     }
 
-    private static Optional<String> nextProvider(Job job, String failedProvider, ProviderGate gate) {
+    /** The next provider after the failed one that the gate allows; the ones it refused go to {@code skipped}. */
+    private static Optional<String> nextProvider(Job job, String failedProvider, ProviderGate gate,
+                                                 List<String> skipped) {
         List<String> chain = job.providerChain();
-        int from = chain.indexOf(failedProvider) + 1;
-        return chain.subList(from, chain.size()).stream().filter(p -> gate.mayFailOverTo(job, p)).findFirst();
+        for (String candidate : chain.subList(chain.indexOf(failedProvider) + 1, chain.size())) {
+            Optional<String> whyNot = gate.whyNot(job, candidate);
+            if (whyNot.isEmpty()) {
+                return Optional.of(candidate);
+            }
+            skipped.add(whyNot.get());
+        }
+        return Optional.empty();
     }
 
     private void enqueueJobResult(Connection connection, UUID jobId) throws SQLException {

@@ -3,6 +3,7 @@ package dev.onejob.ingest.http;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.onejob.core.certification.CertificationStore;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.ledger.LedgerStore;
 import dev.onejob.core.ledger.ProviderGate;
@@ -10,6 +11,7 @@ import dev.onejob.ingest.IngestMetrics;
 import dev.onejob.ingest.JobRequests;
 import dev.onejob.ingest.Principal;
 import dev.onejob.ingest.Tokens;
+import dev.onejob.worker.certify.CertificationRunner;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -46,14 +48,16 @@ public final class ApiServer implements AutoCloseable {
     private final HttpServer server;
     private final ExecutorService executor;
     private final JobsApi jobs;
+    private final CertificationsApi certifications;
     private final Tokens tokens;
     private final IngestMetrics metrics;
     private final Readiness readiness;
 
     public ApiServer(InetSocketAddress address, LedgerStore ledger, JobRequests requests, ProviderGate gate,
-                     Tokens tokens, IngestMetrics metrics, Readiness readiness, int maxBodyBytes, int threads)
-            throws IOException {
+                     CertificationRunner certifier, CertificationStore certifications, Tokens tokens,
+                     IngestMetrics metrics, Readiness readiness, int maxBodyBytes, int threads) throws IOException {
         this.jobs = new JobsApi(ledger, requests, gate, metrics, maxBodyBytes);
+        this.certifications = new CertificationsApi(certifier, certifications, maxBodyBytes);
         this.tokens = tokens;
         this.metrics = metrics;
         this.readiness = readiness;
@@ -146,6 +150,13 @@ public final class ApiServer implements AutoCloseable {
         } else if ((m = RESOLVE.matcher(path)).matches()) {
             allow(method, "POST");
             api.resolve(exchange, caller, m.group(1));
+        } else if (path.equals("/v1/certifications")) {
+            if (method.equals("POST")) {
+                certifications.certify(exchange, caller);
+            } else {
+                allow(method, "GET");
+                certifications.list(exchange);
+            }
         } else {
             throw Problem.notFound("no such resource: " + path);
         }
@@ -166,6 +177,9 @@ public final class ApiServer implements AutoCloseable {
         }
         if (RESOLVE.matcher(path).matches()) {
             return method + " /v1/attempts/{id}/resolve";
+        }
+        if (path.equals("/v1/certifications")) {
+            return method + " /v1/certifications";
         }
         return path.equals("/health") || path.equals("/metrics") || path.equals("/openapi.yaml")
                 ? method + " " + path : "unmatched";

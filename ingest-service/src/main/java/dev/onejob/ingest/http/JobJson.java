@@ -68,6 +68,7 @@ public final class JobJson {
         text(node, "provider_request_id", attempt.providerRequestId());
         text(node, "lost_reason", attempt.lostReason() == null ? null : attempt.lostReason().wireName());
         text(node, "discarded_result_sha256", attempt.discardedResultSha256());
+        text(node, "certification_override", attempt.certificationOverride());
         return node;
     }
 

@@ -79,7 +79,7 @@ final class JobsApi {
 
     void get(HttpExchange exchange, Principal caller, String id) throws IOException {
         Job job = ownedJob(caller, id);
-        Exchanges.sendJson(exchange, 200, JobJson.job(job, ledger.attempts(job.id())));
+        Exchanges.sendJson(exchange, 200, view(job));
     }
 
     void findByKey(HttpExchange exchange, Principal caller) throws IOException {
@@ -89,7 +89,7 @@ final class JobsApi {
         }
         Job job = ledger.jobForKey(caller.ownerId(), key).orElseThrow(() ->
                 Problem.notFound("you have no job with that idempotency key"));
-        Exchanges.sendJson(exchange, 200, JobJson.job(job, ledger.attempts(job.id())));
+        Exchanges.sendJson(exchange, 200, view(job));
     }
 
     void newAttempt(HttpExchange exchange, Principal caller, String id) throws IOException {
@@ -101,7 +101,8 @@ final class JobsApi {
             throw Problem.invalidRequest("'provider' (a provider id) is required", java.util.List.of(
                     "'provider' is required"));
         }
-        NewAttemptOutcome outcome = ledger.newAttempt(job.id(), provider.asText());
+        String override = certificationOverride(caller, job, provider.asText(), body);
+        NewAttemptOutcome outcome = ledger.newAttempt(job.id(), provider.asText(), override);
         if (outcome instanceof NewAttemptOutcome.Created created) {
             metrics.fallbackButton("created");
             Exchanges.sendJson(exchange, 202, JobJson.attempt(created.attempt()));
@@ -122,6 +123,34 @@ final class JobsApi {
         } else {
             throw Problem.notFound("no such job");
         }
+    }
+
+    /**
+     * A fallback must be certified for the job's contract; the target, which the user chose, need not be. An
+     * operator may override with {@code "certification_override": "<reason>"}, recorded on the attempt.
+     */
+    private String certificationOverride(Principal caller, Job job, String provider, JsonNode body) {
+        JsonNode override = body.get("certification_override");
+        if (override != null && (!override.isTextual() || override.asText().isBlank())) {
+            throw Problem.invalidRequest("'certification_override' must be the reason for the override",
+                    java.util.List.of("'certification_override' must be a non-empty string"));
+        }
+        if (override != null && !caller.may(Principal.OPERATE)) {
+            throw Problem.forbidden("overriding the certification check needs the 'operate' role");
+        }
+        if (provider.equals(job.targetProvider()) || !job.providerChain().contains(provider)) {
+            return null;
+        }
+        java.util.Optional<String> whyNot = gate.whyNot(job, provider);
+        if (whyNot.isEmpty()) {
+            return null;
+        }
+        if (override == null) {
+            metrics.fallbackButton("provider-not-certified");
+            throw new Problem(422, "provider-not-certified", "Provider not certified for this contract",
+                    whyNot.get() + "; an operator may override with \"certification_override\": \"<reason>\"");
+        }
+        return caller.ownerId() + ": " + override.asText();
     }
 
     void cancel(HttpExchange exchange, Principal caller, String id) throws IOException {
@@ -175,6 +204,20 @@ final class JobsApi {
         Job job = ledger.job(attempt.jobId()).orElseThrow();
         answer.set("job", JobJson.job(job, ledger.attempts(job.id())));
         Exchanges.sendJson(exchange, 200, answer);
+    }
+
+    /** The job with its attempts and whether its target is certified for its contract (shown, never enforced). */
+    private com.fasterxml.jackson.databind.node.ObjectNode view(Job job) {
+        var node = JobJson.job(job, ledger.attempts(job.id()));
+        var certification = node.putObject("target_certification");
+        java.util.Optional<String> whyNot = gate.whyNot(job, job.targetProvider());
+        certification.put("certified", whyNot.isEmpty());
+        if (whyNot.isPresent()) {
+            certification.put("reason", whyNot.get());
+        } else {
+            certification.putNull("reason");
+        }
+        return node;
     }
 
     private Job ownedJob(Principal caller, String id) {

@@ -141,6 +141,9 @@ class AttemptWorkerIT {
             // when it is killed mid-call
             worker.destroyForcibly().waitFor();
         }
+        String log = java.nio.file.Files.readString(WorkerProcess.LOG);
+        assertTrue(log.contains("event=attempt_started"), "the worker's log was captured");
+        assertTrue(!log.contains(WorkerProcess.API_KEY), "the provider API key never appears in the log");
 
         // and a new worker starts and the command is delivered again
         fixture.startWorker(fixture.providers(Duration.ofSeconds(1), Duration.ofSeconds(2)));

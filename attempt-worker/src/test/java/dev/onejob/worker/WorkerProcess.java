@@ -1,7 +1,6 @@
 package dev.onejob.worker;
 
 import dev.onejob.testing.TestDatabase;
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,11 +11,15 @@ final class WorkerProcess {
     private WorkerProcess() {
     }
 
+    /** The primary's API key in the worker process's environment; it must never reach its log. */
+    static final String API_KEY = "sk-test-DO-NOT-LEAK-4242";
+    static final Path LOG = Path.of("target/worker-process.log");
+
     static Process start(WorkerFixture fixture, Duration softTimeout) throws IOException {
         Path providers = Files.createTempFile("providers", ".yaml");
         Files.writeString(providers, "providers:\n"
                 + "  - {id: primary, protocol: openai-chat, base_url: '" + fixture.primary.baseUrl() + "', model: m, "
-                + "soft_timeout: " + softTimeout.toMillis() + "ms, hard_timeout: 60s}\n"
+                + "api_key_env: PRIMARY_API_KEY, soft_timeout: " + softTimeout.toMillis() + "ms, hard_timeout: 60s}\n"
                 + "  - {id: backup, protocol: anthropic-messages, base_url: '" + fixture.backup.baseUrl() + "', model: m}\n");
         TestDatabase db = TestDatabase.shared();
         ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -27,8 +30,10 @@ final class WorkerProcess {
         builder.environment().put("PROVIDERS_FILE", providers.toString());
         builder.environment().put("CONTRACTS_DIR", Path.of("../config/contracts").toAbsolutePath().toString());
         builder.environment().put("INSTANCE_ID", "worker-process");
+        builder.environment().put("PRIMARY_API_KEY", API_KEY);
+        builder.environment().put("METRICS_PORT", "0");
         builder.redirectErrorStream(true);
-        builder.redirectOutput(new File("target/worker-process.log"));
+        builder.redirectOutput(LOG.toFile());
         return builder.start();
     }
 }

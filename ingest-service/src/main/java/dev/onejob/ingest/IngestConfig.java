@@ -11,7 +11,7 @@ import java.util.Map;
  */
 public record IngestConfig(DatabaseConfig database, KafkaConfig kafka, String httpHost, int httpPort, int maxBodyBytes,
                            int httpThreads, Path tokensFile, Path providersFile, Path contractsDir, boolean relay,
-                           String instanceId) {
+                           String instanceId, int submissionsPerOwnerPerSecond) {
 
     public static IngestConfig fromEnv(Map<String, String> env) {
         return new IngestConfig(DatabaseConfig.fromEnv(env), KafkaConfig.fromEnv(env),
@@ -23,7 +23,8 @@ public record IngestConfig(DatabaseConfig database, KafkaConfig kafka, String ht
                 Path.of(env.getOrDefault("PROVIDERS_FILE", "config/providers.yaml")),
                 Path.of(env.getOrDefault("CONTRACTS_DIR", "config/contracts")),
                 !"false".equalsIgnoreCase(env.getOrDefault("OUTBOX_RELAY", "true")),
-                env.getOrDefault("INSTANCE_ID", dev.onejob.core.config.InstanceIds.defaultFor("ingest")));
+                env.getOrDefault("INSTANCE_ID", dev.onejob.core.config.InstanceIds.defaultFor("ingest")),
+                intValue(env, "RATE_LIMIT_PER_OWNER", 0, 0, 1_000_000));
     }
 
     static int intValue(Map<String, String> env, String name, int fallback, int min, int max) {

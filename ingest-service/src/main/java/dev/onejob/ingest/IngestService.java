@@ -76,7 +76,7 @@ public final class IngestService implements AutoCloseable {
                 contracts);
         api = new ApiServer(new InetSocketAddress(config.httpHost(), config.httpPort()), ledger, requests, gate,
                 certifier, certifications, tokens, metrics, this::notReady, config.maxBodyBytes(),
-                config.httpThreads());
+                config.httpThreads(), config.submissionsPerOwnerPerSecond());
         api.start();
         log.info("event=started service=ingest-service http=http://{}:{} kafka={} group={} relay={} contracts={} "
                         + "providers={}", config.httpHost(), api.port(), kafka.bootstrapServers(),

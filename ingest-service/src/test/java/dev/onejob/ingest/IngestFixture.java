@@ -52,7 +52,7 @@ final class IngestFixture {
         databaseConfig = new DatabaseConfig(db.jdbcUrl(), db.user(), System.getenv("DATABASE_PASSWORD"), 4);
         IngestConfig config = new IngestConfig(databaseConfig, new KafkaConfig(bootstrap), "127.0.0.1", 0,
                 64 * 1024, 16, tokens, Path.of("../config/providers.yaml"), Path.of("../config/contracts"), false,
-                "ingest-test");
+                "ingest-test", 0);
         service = new IngestService(config, database, Map.of(), OutboxRelay.Hooks.NONE);
         service.start();
         // backup is certified for sentiment as the contract is now; primary is not (it is only ever a target here)

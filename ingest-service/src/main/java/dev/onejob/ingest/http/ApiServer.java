@@ -55,8 +55,9 @@ public final class ApiServer implements AutoCloseable {
 
     public ApiServer(InetSocketAddress address, LedgerStore ledger, JobRequests requests, ProviderGate gate,
                      CertificationRunner certifier, CertificationStore certifications, Tokens tokens,
-                     IngestMetrics metrics, Readiness readiness, int maxBodyBytes, int threads) throws IOException {
-        this.jobs = new JobsApi(ledger, requests, gate, metrics, maxBodyBytes);
+                     IngestMetrics metrics, Readiness readiness, int maxBodyBytes, int threads,
+                     double submissionsPerOwnerPerSecond) throws IOException {
+        this.jobs = new JobsApi(ledger, requests, gate, metrics, maxBodyBytes, submissionsPerOwnerPerSecond);
         this.certifications = new CertificationsApi(certifier, certifications, maxBodyBytes);
         this.tokens = tokens;
         this.metrics = metrics;

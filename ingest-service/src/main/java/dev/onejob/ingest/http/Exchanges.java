@@ -90,7 +90,10 @@ final class Exchanges {
         if (problem.status() == 401) {
             exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"onejob\"");
         }
-        send(exchange, problem.status(), "application/problem+json",
-                Json.write(problem.body(exchange.getRequestURI().getPath())).getBytes(StandardCharsets.UTF_8));
+        var body = problem.body(exchange.getRequestURI().getPath());
+        if (problem.status() == 429 && body.has("retry_after_seconds")) {
+            exchange.getResponseHeaders().set("Retry-After", body.get("retry_after_seconds").asText());
+        }
+        send(exchange, problem.status(), "application/problem+json", Json.write(body).getBytes(StandardCharsets.UTF_8));
     }
 }

@@ -31,17 +31,21 @@ final class JobsApi {
     private final ProviderGate gate;
     private final IngestMetrics metrics;
     private final int maxBodyBytes;
+    private final OwnerRateLimit rateLimit;
 
-    JobsApi(LedgerStore ledger, JobRequests requests, ProviderGate gate, IngestMetrics metrics, int maxBodyBytes) {
+    JobsApi(LedgerStore ledger, JobRequests requests, ProviderGate gate, IngestMetrics metrics, int maxBodyBytes,
+            double submissionsPerOwnerPerSecond) {
         this.ledger = ledger;
         this.requests = requests;
         this.gate = gate;
         this.metrics = metrics;
         this.maxBodyBytes = maxBodyBytes;
+        this.rateLimit = new OwnerRateLimit(submissionsPerOwnerPerSecond);
     }
 
     void submit(HttpExchange exchange, Principal caller) throws IOException {
         requireRole(caller, Principal.SUBMIT);
+        rateLimit.acquire(caller.ownerId());
         String key = exchange.getRequestHeaders().getFirst("Idempotency-Key");
         if (key == null) {
             throw new Problem(400, "idempotency-key-missing", "Idempotency-Key header required",

@@ -125,8 +125,14 @@ class CompletionTopologyIT {
 
         assertEquals(AttemptStatus.STARTING, fixture.ledger.attempt(a.id()).orElseThrow().status());
         assertEquals(JobStatus.RUNNING, fixture.ledger.job(a.jobId()).orElseThrow().status());
+        // the winner's completion delivered again with a different result
+        pipe(ReconcilerFixture.succeeded(other, ReconcilerFixture.RESULT_B));
+        pipe(ReconcilerFixture.succeeded(other, ReconcilerFixture.RESULT_A));
+        assertTrue(deadLetterReason().contains("different result"));
+        assertEquals(ReconcilerFixture.RESULT_B, fixture.ledger.job(other.jobId()).orElseThrow().result());
         assertEquals(jobsBefore, fixture.ledger.jobsCount());
         assertEquals(0, fixture.outbox(Topics.JOB_RESULTS.name(), a.jobId()));
+        assertEquals(1, fixture.outbox(Topics.JOB_RESULTS.name(), other.jobId()));
     }
 
     @Test

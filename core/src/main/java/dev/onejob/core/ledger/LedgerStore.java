@@ -242,7 +242,8 @@ public final class LedgerStore {
 
     /**
      * A provider answered with a result. The compare-and-swap on the job's version decides: won, lost (the result is
-     * discarded, never merged, and a race-audit event is queued once), or already applied (a redelivery).
+     * discarded, never merged, and a race-audit event is queued once), or already applied (a redelivery). A
+     * redelivery that carries a different result than the one recorded for that attempt is rejected.
      */
     public CompletionOutcome complete(UUID jobId, UUID attemptId, JsonNode result, String providerRequestId) {
         String resultJson = Json.write(result);
@@ -267,7 +268,7 @@ public final class LedgerStore {
                 enqueueJobResult(connection, jobId);
                 return new CompletionOutcome.Won(jobId, attemptId);
             }
-            return recordLoss(connection, jobId, attemptId, CanonicalJson.sha256Hex(resultJson), providerRequestId);
+            return recordLoss(connection, jobId, attemptId, CanonicalJson.fingerprint(result), providerRequestId);
         });
     }
 
@@ -275,10 +276,18 @@ public final class LedgerStore {
                                          String providerRequestId) throws SQLException {
         Job job = lockJob(connection, jobId);
         if (attemptId.equals(job.completedBy())) {
+            if (!CanonicalJson.fingerprint(job.result()).equals(resultSha256)) {
+                return new CompletionOutcome.Rejected(attemptId, "a second completion of the winning attempt carries "
+                        + "a different result; the first one stands");
+            }
             return new CompletionOutcome.AlreadyApplied(jobId, attemptId);
         }
         Attempt loser = LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, attemptId).orElseThrow();
         if (loser.status() == AttemptStatus.DISCARDED) {
+            if (!resultSha256.equals(loser.discardedResultSha256())) {
+                return new CompletionOutcome.Rejected(attemptId, "a second completion of a discarded attempt carries "
+                        + "a different result than the one discarded");
+            }
             return new CompletionOutcome.Lost(jobId, attemptId, job.completedBy(), loser.lostReason(), false);
         }
         LossReason reason = switch (loser.status()) {

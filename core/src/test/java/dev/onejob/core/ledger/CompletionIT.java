@@ -52,7 +52,7 @@ class CompletionIT {
         Attempt aAfter = ledger.store.attempt(a.id()).orElseThrow();
         assertEquals(AttemptStatus.DISCARDED, aAfter.status());
         assertEquals(LossReason.ATTEMPT_CANCELLED, aAfter.lostReason());
-        assertEquals(CanonicalJson.sha256Hex(Json.write(RESULT_A)), aAfter.discardedResultSha256());
+        assertEquals(CanonicalJson.fingerprint(RESULT_A), aAfter.discardedResultSha256());
         assertEquals(AttemptStatus.SUCCEEDED, ledger.store.attempt(b.id()).orElseThrow().status());
         assertEquals(1, ledger.outboxEvents("job-results", job.id()));
         assertEquals(1, ledger.outboxEvents("race-audit", job.id()));
@@ -151,6 +151,24 @@ class CompletionIT {
         assertFalse(again.firstReport());
         assertEquals(ab[1].id(), again.winner());
         assertEquals(1, ledger.outboxEvents("race-audit", ab[0].jobId()));
+    }
+
+    @Test
+    void aRedeliveryWithADifferentResultIsRejectedAndTheRecordedResultStands() {
+        Attempt[] ab = ledger.cancelledThenFallback();
+        ledger.store.complete(ab[1].jobId(), ab[1].id(), RESULT_B, null);
+        ledger.store.complete(ab[0].jobId(), ab[0].id(), RESULT_A, null);
+
+        assertInstanceOf(CompletionOutcome.Rejected.class, ledger.store.complete(ab[1].jobId(), ab[1].id(), RESULT_A, null));
+        assertInstanceOf(CompletionOutcome.Rejected.class, ledger.store.complete(ab[0].jobId(), ab[0].id(), RESULT_B, null));
+
+        assertEquals(RESULT_B, ledger.store.job(ab[0].jobId()).orElseThrow().result());
+        assertEquals(CanonicalJson.fingerprint(RESULT_A),
+                ledger.store.attempt(ab[0].id()).orElseThrow().discardedResultSha256());
+        assertEquals(1, ledger.outboxEvents("race-audit", ab[0].jobId()));
+        // the same result again, formatted differently, is still a plain redelivery
+        assertInstanceOf(CompletionOutcome.AlreadyApplied.class, ledger.store.complete(ab[1].jobId(), ab[1].id(),
+                Json.parse("{ \"from\" : \"backup\", \"sentiment\" : \"positive\" }"), null));
     }
 
     @Test

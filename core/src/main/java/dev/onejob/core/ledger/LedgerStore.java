@@ -311,12 +311,30 @@ public final class LedgerStore {
      * failover to the next provider in the job's chain that the gate allows, or the job FAILED.
      */
     public FailureOutcome fail(UUID attemptId, AttemptFailure failure, ProviderGate gate) {
-        return database.inTransaction(connection -> {
-            Optional<Attempt> found = LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, attemptId);
-            if (found.isEmpty()) {
-                return new FailureOutcome.Rejected(attemptId, "no such attempt");
+        // The gate is asked before the transaction: it reads other tables (certifications) and must not hold a
+        // second pooled connection while this one waits on the job's lock. A job's provider chain never changes.
+        Optional<Attempt> before = attempt(attemptId);
+        if (before.isEmpty()) {
+            return new FailureOutcome.Rejected(attemptId, "no such attempt");
+        }
+        Job unlocked = job(before.get().jobId()).orElseThrow();
+        java.util.Map<String, Optional<String>> eligibility = new java.util.HashMap<>();
+        for (String provider : unlocked.providerChain()) {
+            eligibility.put(provider, gate.whyNot(unlocked, provider));
+        }
+        ProviderGate decided = new ProviderGate() {
+            @Override
+            public boolean mayFailOverTo(Job job, String provider) {
+                return whyNot(job, provider).isEmpty();
             }
-            Attempt attempt = found.get();
+
+            @Override
+            public Optional<String> whyNot(Job job, String provider) {
+                return eligibility.getOrDefault(provider, Optional.of(provider + " is not in the job's chain"));
+            }
+        };
+        return database.inTransaction(connection -> {
+            Attempt attempt = before.get();
             Job job = lockJob(connection, attempt.jobId());
             if (LedgerSql.update(connection, FAIL_ATTEMPT_IF_LIVE, failure.code(), failure.message(),
                     failure.retryable(), failure.offendingAnswer(), attemptId) == 0) {
@@ -325,7 +343,7 @@ public final class LedgerStore {
                         : new FailureOutcome.Rejected(attemptId, "attempt is " + current);
             }
             List<String> skipped = new java.util.ArrayList<>();
-            Optional<String> next = nextProvider(job, attempt.provider(), gate, skipped);
+            Optional<String> next = nextProvider(job, attempt.provider(), decided, skipped);
             if (next.isPresent()) {
                 Attempt created = insertAttempt(connection, job, next.get(), job.version() + 1, null)
                         .orElseThrow(() -> new IllegalStateException("failover found a live attempt on " + job.id()));

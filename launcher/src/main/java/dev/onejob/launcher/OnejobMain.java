@@ -17,6 +17,10 @@ public final class OnejobMain {
         switch (command) {
             case "dev" -> System.exit(dev(out));
             case "kafka" -> kafkaTool(java.util.Arrays.copyOfRange(args, 1, args.length));
+            case "demo" -> dev.onejob.launcher.demo.DemoCommand.main(
+                    java.util.Arrays.copyOfRange(args, 1, args.length));
+            case "jobs", "attempts", "providers", "races", "outbox", "certify" ->
+                    dev.onejob.launcher.cli.OnejobCli.main(args);
             case "help", "--help", "-h" -> {
                 usage(out);
                 System.exit(0);
@@ -39,6 +43,17 @@ public final class OnejobMain {
                   kafka console-consumer|console-producer|producer-perf-test [args]
                           Apache Kafka's own tools, from Kafka's artifacts (no Kafka install needed), e.g.
                           ./onejob kafka console-consumer --bootstrap-server HOST:PORT --topic race-audit --from-beginning
+                  demo    play the design's scenarios (double click, changed payload, timeout, out-of-band
+                          resolution and fallback, reverse-order finish, failover blocked by a failed
+                          certification) against a stack of its own, or with --url against a running
+                          ./onejob dev; narrates each step, ends with a PASS/FAIL table (demo --help: options)
+                  certify --provider ID --contract ID | --all
+                          run a contract's golden inputs through a provider and store the result (failover only
+                          goes to certified providers); also `providers certify`
+                  jobs get|list|cancel, attempts resolve, providers list, races tail, outbox status
+                          operator commands; ./onejob <command> --help says what each reads (HTTP API or
+                          database) and its options. Exit status: 0 ok, 1 not found or refused, 2 usage or
+                          configuration error, 3 cannot reach the service, the database or Kafka
                   help    this text""");
     }
 

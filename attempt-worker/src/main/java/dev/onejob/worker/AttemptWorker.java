@@ -72,6 +72,8 @@ public final class AttemptWorker implements Runnable, AutoCloseable {
         this.completions = new Completions(kafka, clientId + "-completions", metrics);
         this.metrics = metrics;
         metrics.inFlight(inFlight::get);
+        // The Kafka clients' own metrics, consumer lag among them, on /metrics.
+        new io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics(consumer).bindTo(metrics.registry());
         this.ledger = ledger;
         this.providers = providers;
         this.contracts = contracts;

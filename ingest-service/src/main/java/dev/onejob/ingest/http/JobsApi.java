@@ -26,6 +26,7 @@ import java.util.UUID;
  * exactly like a missing one. The ledger decides every race; this class only translates its answers to HTTP.
  */
 final class JobsApi {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(JobsApi.class);
     private final LedgerStore ledger;
     private final JobRequests requests;
     private final ProviderGate gate;
@@ -64,16 +65,21 @@ final class JobsApi {
         SubmitOutcome outcome = ledger.submit(validated.job());
         if (outcome instanceof SubmitOutcome.Created created) {
             metrics.submitted("http", "created");
+            log.info("event=job_created channel=http job={} owner={} attempt={} provider={}", created.job().id(),
+                    caller.ownerId(), created.firstAttempt().id(), created.firstAttempt().provider());
             exchange.getResponseHeaders().set("Location", "/v1/jobs/" + created.job().id());
             Exchanges.sendJson(exchange, 201, JobJson.job(created.job(), java.util.List.of(created.firstAttempt())));
         } else if (outcome instanceof SubmitOutcome.Replayed replayed) {
             metrics.submitted("http", "replayed");
+            log.info("event=job_replayed channel=http job={} owner={}", replayed.job().id(), caller.ownerId());
             exchange.getResponseHeaders().set("Location", "/v1/jobs/" + replayed.job().id());
             exchange.getResponseHeaders().set("Idempotent-Replayed", "true");
             Exchanges.sendJson(exchange, 200, JobJson.job(replayed.job(), ledger.attempts(replayed.job().id())));
         } else {
             SubmitOutcome.Conflict conflict = (SubmitOutcome.Conflict) outcome;
             metrics.submitted("http", "conflict");
+            log.info("event=idempotency_conflict channel=http job={} owner={}", conflict.existingJobId(),
+                    caller.ownerId());
             throw new Problem(409, "idempotency-key-reused", "Idempotency-Key reused with a different request",
                     "this Idempotency-Key already names job " + conflict.existingJobId() + ", created from a "
                             + "different request; use a new key for a new intent")

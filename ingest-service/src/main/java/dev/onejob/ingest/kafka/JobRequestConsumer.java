@@ -134,6 +134,9 @@ public final class JobRequestConsumer implements Runnable, AutoCloseable {
                         record.partition(), record.offset(), poison.reason());
             }
             metrics.submitted("kafka", outcome.get("outcome").asText().toLowerCase());
+            log.info("event=job_request channel=kafka outcome={} job={} owner={} request_id={}",
+                    outcome.get("outcome").asText(), outcome.path("job_id").asText(null),
+                    outcome.path("owner_id").asText(null), outcome.path("request_id").asText(null));
             String key = outcome.path("owner_id").isTextual() ? outcome.get("owner_id").asText() : null;
             ProducerRecord<byte[], byte[]> answerRecord = new ProducerRecord<>(Topics.JOB_REQUEST_OUTCOMES.name(),
                     key == null ? null : key.getBytes(StandardCharsets.UTF_8),

@@ -31,6 +31,8 @@ public final class Database implements AutoCloseable {
         hikari.setUsername(config.user());
         hikari.setPassword(config.password());
         hikari.setMaximumPoolSize(config.poolSize());
+        // Connections are opened as load needs them, not all at start: several services share one server.
+        hikari.setMinimumIdle(Math.min(2, config.poolSize()));
         hikari.setPoolName(poolName);
         hikari.setAutoCommit(true);
         hikari.setConnectionTimeout(10_000);

@@ -38,6 +38,10 @@ public final class JobRequests {
         if (request == null || !request.isObject()) {
             return new Validated(null, List.of("the request must be a JSON object"));
         }
+        var unstorable = dev.onejob.core.json.StorableText.problem(request);
+        if (unstorable.isPresent()) {
+            return new Validated(null, List.of("the request " + unstorable.get()));
+        }
         request.fieldNames().forEachRemaining(name -> {
             if (!FIELDS.contains(name)) {
                 problems.add("unknown field '" + name + "' (allowed: contract, variables, target, fallbacks)");

@@ -132,7 +132,20 @@ public final class LedgerStore {
                 return List.of(outcomes);
             });
         } catch (RuntimeException batchFailed) {
-            return jobs.stream().map(this::submit).toList();
+            return jobs.stream().map(this::submitOrRefused).toList();
+        }
+    }
+
+    /** One job alone; refused when the database rejects its data (class 22 or 23), rethrown when it is down. */
+    private SubmitOutcome submitOrRefused(NewJob job) {
+        try {
+            return submit(job);
+        } catch (dev.onejob.core.db.DatabaseException e) {
+            String state = e.sqlState() == null ? "" : e.sqlState();
+            if (state.startsWith("22") || state.startsWith("23")) {
+                return new SubmitOutcome.Refused("the database refused the request: " + e.getMessage());
+            }
+            throw e;
         }
     }
 

@@ -12,6 +12,10 @@ public sealed interface SubmitOutcome {
     record Replayed(Job job) implements SubmitOutcome {
     }
 
+    /** The database refused the job's data (a constraint the code did not foresee): nothing was written. */
+    record Refused(String reason) implements SubmitOutcome {
+    }
+
     /** Same key, a different request: nothing was written. */
     record Conflict(UUID existingJobId, String existingFingerprint) implements SubmitOutcome {
     }

@@ -86,7 +86,8 @@ public final class ApiServer implements AutoCloseable {
         int status = 500;
         try (exchange) {
             String method = exchange.getRequestMethod();
-            String path = exchange.getRequestURI().getPath();
+            // Route on the raw path: an encoded slash inside an id is part of the id, never a separator.
+            String path = exchange.getRequestURI().getRawPath();
             route = route(method, path);
             try {
                 dispatch(exchange, method, path);
@@ -111,18 +112,18 @@ public final class ApiServer implements AutoCloseable {
     private void dispatch(HttpExchange exchange, String method, String path) throws IOException {
         switch (path) {
             case "/health" -> {
-                allow(method, "GET");
+                allow(exchange, method, "GET");
                 health(exchange);
                 return;
             }
             case "/metrics" -> {
-                allow(method, "GET");
+                allow(exchange, method, "GET");
                 Exchanges.send(exchange, 200, "text/plain; version=0.0.4; charset=utf-8",
                         metrics.registry().scrape().getBytes(StandardCharsets.UTF_8));
                 return;
             }
             case "/openapi.yaml" -> {
-                allow(method, "GET");
+                allow(exchange, method, "GET");
                 Exchanges.send(exchange, 200, "application/yaml", openApi());
                 return;
             }
@@ -133,37 +134,51 @@ public final class ApiServer implements AutoCloseable {
         Matcher m;
         JobsApi api = jobs;
         if (path.equals("/v1/jobs")) {
+            allow(exchange, method, "GET", "POST");
             if (method.equals("POST")) {
                 api.submit(exchange, caller);
             } else {
-                allow(method, "GET");
                 api.findByKey(exchange, caller);
             }
         } else if ((m = JOB_ATTEMPTS.matcher(path)).matches()) {
-            allow(method, "POST");
-            api.newAttempt(exchange, caller, m.group(1));
+            allow(exchange, method, "POST");
+            api.newAttempt(exchange, caller, segment(m.group(1)));
         } else if ((m = JOB_CANCEL.matcher(path)).matches()) {
-            allow(method, "POST");
-            api.cancel(exchange, caller, m.group(1));
+            allow(exchange, method, "POST");
+            api.cancel(exchange, caller, segment(m.group(1)));
         } else if ((m = JOB.matcher(path)).matches()) {
-            allow(method, "GET");
-            api.get(exchange, caller, m.group(1));
+            allow(exchange, method, "GET");
+            api.get(exchange, caller, segment(m.group(1)));
         } else if ((m = RESOLVE.matcher(path)).matches()) {
-            allow(method, "POST");
-            api.resolve(exchange, caller, m.group(1));
+            allow(exchange, method, "POST");
+            api.resolve(exchange, caller, segment(m.group(1)));
         } else if (path.equals("/v1/certifications")) {
+            allow(exchange, method, "GET", "POST");
             if (method.equals("POST")) {
                 certifications.certify(exchange, caller);
             } else {
-                allow(method, "GET");
                 certifications.list(exchange);
             }
         } else {
-            throw Problem.notFound("no such resource: " + path);
+            throw Problem.notFound("no such resource");
         }
     }
 
-    private static String route(String method, String path) {
+    /** A path segment as the caller meant it (percent-decoded); a malformed escape names nothing. */
+    private static String segment(String raw) {
+        try {
+            return java.net.URLDecoder.decode(raw.replace("+", "%2B"), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            return "";
+        }
+    }
+
+    private static final java.util.Set<String> KNOWN_METHODS =
+            java.util.Set.of("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS");
+
+    /** The metrics label: a route template and a method from a closed set, so callers cannot grow the series. */
+    private static String route(String anyMethod, String path) {
+        String method = KNOWN_METHODS.contains(anyMethod) ? anyMethod : "OTHER";
         if (path.equals("/v1/jobs")) {
             return method + " /v1/jobs";
         }
@@ -194,14 +209,18 @@ public final class ApiServer implements AutoCloseable {
         if (!header.regionMatches(true, 0, "Bearer ", 0, 7)) {
             throw Problem.unauthorized("the Authorization header must be 'Bearer <token>'");
         }
-        return tokens.authenticate(header.substring(7).trim())
+        // Only spaces and tabs are padding around a header value (RFC 9110 5.5); any other control character is
+        // part of what was sent, so such a token does not match.
+        return tokens.authenticate(header.substring(7).replaceAll("^[ \\t]+|[ \\t]+$", ""))
                 .orElseThrow(() -> Problem.unauthorized("the bearer token is not valid"));
     }
 
-    private static void allow(String method, String allowed) {
-        if (!method.equals(allowed)) {
-            throw new Problem(405, "method-not-allowed", "Method not allowed", method + " is not allowed here; use "
-                    + allowed);
+    /** 405 with the {@code Allow} header RFC 9110 asks for, unless {@code method} is one of {@code allowed}. */
+    private static void allow(HttpExchange exchange, String method, String... allowed) {
+        if (!java.util.Arrays.asList(allowed).contains(method)) {
+            exchange.getResponseHeaders().set("Allow", String.join(", ", allowed));
+            throw new Problem(405, "method-not-allowed", "Method not allowed", "this resource allows "
+                    + String.join(", ", allowed));
         }
     }
 

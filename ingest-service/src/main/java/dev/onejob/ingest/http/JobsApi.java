@@ -97,6 +97,9 @@ final class JobsApi {
         if (key == null) {
             throw new Problem(400, "bad-request", "Bad request", "GET /v1/jobs needs ?idempotency_key=K");
         }
+        IdempotencyKey.problem(key).ifPresent(reason -> {
+            throw new Problem(400, "bad-request", "Bad request", reason);
+        });
         Job job = ledger.jobForKey(caller.ownerId(), key).orElseThrow(() ->
                 Problem.notFound("you have no job with that idempotency key"));
         Exchanges.sendJson(exchange, 200, view(job));
@@ -141,6 +144,12 @@ final class JobsApi {
      */
     private String certificationOverride(Principal caller, Job job, String provider, JsonNode body) {
         JsonNode override = body.get("certification_override");
+        if (override != null && override.isTextual()) {
+            dev.onejob.core.json.StorableText.problem(override.asText()).ifPresent(why -> {
+                throw Problem.invalidRequest("'certification_override' " + why,
+                        java.util.List.of("'certification_override' " + why));
+            });
+        }
         if (override != null && (!override.isTextual() || override.asText().isBlank())) {
             throw Problem.invalidRequest("'certification_override' must be the reason for the override",
                     java.util.List.of("'certification_override' must be a non-empty string"));
@@ -181,6 +190,9 @@ final class JobsApi {
         JsonNode body = Exchanges.json(Exchanges.body(exchange, maxBodyBytes));
         String outcome = body.path("outcome").asText("");
         String reason = body.path("reason").asText("");
+        dev.onejob.core.json.StorableText.problem(reason).ifPresent(why -> {
+            throw Problem.invalidRequest("'reason' " + why, java.util.List.of("'reason' " + why));
+        });
         if (reason.isBlank()) {
             throw Problem.invalidRequest("'reason' is required: say why the attempt is resolved",
                     java.util.List.of("'reason' is required"));

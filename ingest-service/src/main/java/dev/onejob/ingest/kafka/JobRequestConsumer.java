@@ -71,8 +71,19 @@ public final class JobRequestConsumer implements Runnable, AutoCloseable {
             consumer.subscribe(List.of(Topics.JOB_REQUESTS.name()));
             while (running.get()) {
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(200));
-                if (!records.isEmpty()) {
+                if (records.isEmpty()) {
+                    continue;
+                }
+                try {
                     handle(records);
+                } catch (dev.onejob.core.db.DatabaseException | IllegalStateException e) {
+                    // PostgreSQL or the broker is away: read the poll again shortly; the ledger answers what was
+                    // already submitted as REPLAYED, so nothing is doubled and the consumer never dies of it.
+                    log.warn("event=poll_retry error=\"{}\" action=rewind_and_retry_in_1s", e.getMessage());
+                    for (var partition : records.partitions()) {
+                        consumer.seek(partition, records.records(partition).get(0).offset());
+                    }
+                    sleep(Duration.ofSeconds(1));
                 }
             }
         } catch (WakeupException e) {
@@ -153,6 +164,14 @@ public final class JobRequestConsumer implements Runnable, AutoCloseable {
                 // Not committing the offsets re-delivers the poll; the ledger answers it as REPLAYED.
                 throw new IllegalStateException("the broker did not take the answers of a poll: " + e, e);
             }
+        }
+    }
+
+    private static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -40,6 +40,8 @@ final class JobRequestOutcomes {
             } else if (result instanceof SubmitOutcome.Replayed replayed) {
                 outcome.put("outcome", "REPLAYED");
                 outcome.put("job_id", replayed.job().id().toString());
+            } else if (result instanceof SubmitOutcome.Refused refused) {
+                invalid(outcome, "invalid-request", refused.reason(), java.util.List.of(refused.reason()));
             } else {
                 SubmitOutcome.Conflict conflict = (SubmitOutcome.Conflict) result;
                 outcome.put("outcome", "CONFLICT");

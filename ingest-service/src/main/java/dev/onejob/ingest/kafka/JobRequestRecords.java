@@ -52,6 +52,10 @@ final class JobRequestRecords {
         if (ownerId == null || ownerId.isEmpty() || ownerId.length() > 255) {
             return new Poison("'owner_id' is missing or not a string of 1 to 255 characters", null, keyText, requestId);
         }
+        var unstorableOwner = dev.onejob.core.json.StorableText.problem(ownerId);
+        if (unstorableOwner.isPresent()) {
+            return new Poison("'owner_id' " + unstorableOwner.get(), null, keyText, requestId);
+        }
         if (keyText == null) {
             return new Poison("'idempotency_key' is missing or not a string", ownerId, null, requestId);
         }

@@ -1,0 +1,23 @@
+package dev.onejob.core.json;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class StorableTextTest {
+
+    @Test
+    void ordinaryTextIncludingEmojiAndRtlIsStorable() {
+        assertEquals(Optional.empty(), StorableText.problem("Très bien 東京 😀 مرحبا"));
+    }
+
+    @Test
+    void nulAndUnpairedSurrogatesAreNamedWithTheirPath() {
+        assertTrue(StorableText.problem(Json.parse("{\"a\":[\"x\",\"y\\u0000\"]}")).orElseThrow().startsWith("$.a[1]"));
+        assertTrue(StorableText.problem("a\ud800b").orElseThrow().contains("D800"));
+        assertTrue(StorableText.problem("\udc00").orElseThrow().contains("DC00"));
+        assertTrue(StorableText.problem(Json.parse("{\"k\\u0000\":1}")).orElseThrow().contains("field name"));
+    }
+}

@@ -44,7 +44,8 @@ public final class JobRequests {
         }
         request.fieldNames().forEachRemaining(name -> {
             if (!FIELDS.contains(name)) {
-                problems.add("unknown field '" + name + "' (allowed: contract, variables, target, fallbacks)");
+                String shown = name.length() > 64 ? name.substring(0, 64) + "..." : name;
+                problems.add("unknown field '" + shown + "' (allowed: contract, variables, target, fallbacks)");
             }
         });
         String contractId = text(request, "contract", problems);

@@ -13,13 +13,19 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 final class JobRequestOutcomes {
     /** Version of {@code events/job-request-outcome.v1.schema.json}, sent in the schema-version header. */
     static final String SCHEMA_VERSION = "1";
+    /**
+     * Anything echoed from the request is cut to this many characters, and at most {@link #MAX_ERRORS} errors are
+     * listed: an answer must always fit on its topic, or the record it answers could never be answered.
+     */
+    static final int MAX_ECHO = 1024;
+    static final int MAX_ERRORS = 20;
 
     private JobRequestOutcomes() {
     }
 
     static ObjectNode of(ConsumerRecord<byte[], byte[]> record, Object answer) {
         ObjectNode outcome = Json.object();
-        nullable(outcome, "request_id", JobRequestRecords.header(record, JobRequestRecords.REQUEST_ID_HEADER));
+        nullable(outcome, "request_id", bounded(JobRequestRecords.header(record, JobRequestRecords.REQUEST_ID_HEADER)));
         ObjectNode source = outcome.putObject("source");
         source.put("topic", record.topic());
         source.put("partition", record.partition());
@@ -57,8 +63,15 @@ final class JobRequestOutcomes {
     }
 
     private static void identity(ObjectNode outcome, String ownerId, String key) {
-        nullable(outcome, "owner_id", ownerId);
-        nullable(outcome, "idempotency_key", key);
+        nullable(outcome, "owner_id", bounded(ownerId));
+        nullable(outcome, "idempotency_key", bounded(key));
+    }
+
+    static String bounded(String text) {
+        if (text == null || text.length() <= MAX_ECHO) {
+            return text;
+        }
+        return text.substring(0, MAX_ECHO) + "... (" + (text.length() - MAX_ECHO) + " more characters)";
     }
 
     private static void invalid(ObjectNode outcome, String type, String detail, java.util.List<String> errors) {
@@ -66,13 +79,16 @@ final class JobRequestOutcomes {
         outcome.putNull("job_id");
         ObjectNode problem = problem(outcome, type, detail);
         var array = problem.putArray("errors");
-        errors.forEach(array::add);
+        errors.stream().limit(MAX_ERRORS).map(JobRequestOutcomes::bounded).forEach(array::add);
+        if (errors.size() > MAX_ERRORS) {
+            array.add("... and " + (errors.size() - MAX_ERRORS) + " more");
+        }
     }
 
     private static ObjectNode problem(ObjectNode outcome, String type, String detail) {
         ObjectNode problem = outcome.putObject("problem");
         problem.put("type", "https://onejob.dev/problems/" + type);
-        problem.put("detail", detail);
+        problem.put("detail", bounded(detail));
         return problem;
     }
 

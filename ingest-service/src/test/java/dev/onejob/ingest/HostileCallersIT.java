@@ -1,0 +1,246 @@
+package dev.onejob.ingest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.onejob.core.json.Json;
+import dev.onejob.core.ledger.Job;
+import dev.onejob.testing.TestDatabase;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Callers who should not get in, or not get at what they ask for: no or bad credentials (401 with
+ * WWW-Authenticate, nothing written), another owner's job (404 exactly like a missing one, whatever else the
+ * request carries), a submitter calling operator endpoints and an operator submitting (403, nothing written).
+ */
+class HostileCallersIT {
+    private final IngestFixture ingest = IngestFixture.shared();
+    private final ApiAnswerRules rules = new ApiAnswerRules(ApiDocument.load());
+
+    @TempDir
+    Path dir;
+
+    /** Authorization header values (null: none) that name no caller. */
+    private static Map<String, List<String>> badCredentials() {
+        String alice = IngestFixture.ALICE;
+        Map<String, List<String>> bad = new LinkedHashMap<>();
+        bad.put("no Authorization header", List.of());
+        bad.put("the scheme alone", List.of("Bearer"));
+        bad.put("an empty bearer", List.of("Bearer "));
+        bad.put("a bad token", List.of("Bearer not-a-token"));
+        bad.put("the last character changed", List.of("Bearer " + alice.substring(0, alice.length() - 1) + "m"));
+        bad.put("the last character missing", List.of("Bearer " + alice.substring(0, alice.length() - 1)));
+        bad.put("one character more", List.of("Bearer " + alice + "n"));
+        bad.put("another case", List.of("Bearer " + alice.toUpperCase()));
+        bad.put("a space and more after the token", List.of("Bearer " + alice + " x"));
+        bad.put("a non-breaking space after the token", List.of("Bearer " + alice + "\u00a0"));
+        // only spaces and tabs are padding (RFC 9110 5.5); a control character before the token is part of it
+        bad.put("a control character before the token", List.of("Bearer \u0001" + alice));
+        bad.put("a vertical tab before the token", List.of("Bearer \u000b" + alice));
+        bad.put("Basic with owner and token", List.of("Basic " + Base64.getEncoder()
+                .encodeToString(("alice:" + alice).getBytes(StandardCharsets.UTF_8))));
+        bad.put("Basic with the token", List.of("Basic " + alice));
+        bad.put("the token without a scheme", List.of(alice));
+        bad.put("two Authorization headers, the bad one first", List.of("Bearer nope", "Bearer " + alice));
+        return bad;
+    }
+
+    @Test
+    void requestsWithoutAValidBearerTokenAre401WithWwwAuthenticateAndChangeNothing() {
+        // given a job of alice's, with its attempt
+        JsonNode job = created(IngestFixture.ALICE, "victim-" + UUID.randomUUID());
+        String jobId = job.path("id").asText();
+        String attemptId = job.path("attempts").get(0).path("id").asText();
+
+        for (Map.Entry<String, List<String>> credentials : badCredentials().entrySet()) {
+            // when a caller with these credentials submits, reads, cancels, presses the button, resolves, certifies
+            String key = "unauthenticated-" + UUID.randomUUID();
+            List<RawHttp.Response> answers = List.of(
+                    send(credentials.getValue(), "POST", "/v1/jobs", key, IngestFixture.request("x")),
+                    send(credentials.getValue(), "GET", "/v1/jobs/" + jobId, null, null),
+                    send(credentials.getValue(), "GET", "/v1/jobs?idempotency_key=" + job.path("idempotency_key")
+                            .asText(), null, null),
+                    send(credentials.getValue(), "POST", "/v1/jobs/" + jobId + "/cancel", null, null),
+                    send(credentials.getValue(), "POST", "/v1/jobs/" + jobId + "/attempts", null,
+                            "{\"provider\":\"backup\"}"),
+                    send(credentials.getValue(), "POST", "/v1/attempts/" + attemptId + "/resolve", null,
+                            "{\"outcome\":\"CANCELLED\",\"reason\":\"hostile\"}"),
+                    send(credentials.getValue(), "POST", "/v1/certifications", null, "{\"all\":true}"),
+                    send(credentials.getValue(), "GET", "/v1/certifications", null, null));
+
+            // then every answer is 401 with a Bearer challenge, and nothing was written
+            for (RawHttp.Response answer : answers) {
+                assertEquals(401, answer.status(), credentials.getKey() + ": " + answer);
+                String challenge = answer.header("WWW-Authenticate");
+                assertTrue(challenge != null && challenge.startsWith("Bearer"), credentials.getKey() + ": " + answer);
+                assertEquals(ApiDocument.PROBLEM_BASE + "unauthorized", Json.parse(answer.text()).path("type")
+                        .asText(), credentials.getKey());
+            }
+            assertEquals(0, count("SELECT count(*) FROM jobs WHERE idempotency_key = ?", key), credentials.getKey());
+        }
+        assertUntouched(jobId);
+    }
+
+    @Test
+    void tokensMatchOnlyTheExactTokenNotOneDifferingInItsLastCharacter() throws IOException {
+        // given a tokens file where the token the test presents is the last of several entries
+        Path file = dir.resolve("tokens.yaml");
+        StringBuilder yaml = new StringBuilder("tokens:\n");
+        for (String token : List.of("first-token", "second-token", IngestFixture.ALICE)) {
+            yaml.append("  - owner: o-").append(token).append("\n    roles: [submit]\n    sha256: ")
+                    .append(Tokens.sha256Hex(token)).append('\n');
+        }
+        Files.writeString(file, yaml);
+        Tokens tokens = Tokens.load(file);
+        String alice = IngestFixture.ALICE;
+        String lastChanged = alice.substring(0, alice.length() - 1) + (char) (alice.charAt(alice.length() - 1) + 1);
+
+        // then the exact token matches, whatever its place, and the near misses do not
+        assertEquals("o-" + alice, tokens.authenticate(alice).orElseThrow().ownerId());
+        assertEquals("o-first-token", tokens.authenticate("first-token").orElseThrow().ownerId());
+        for (String nearMiss : List.of(lastChanged, alice + " ", " " + alice, alice.substring(1), alice + "\u0000")) {
+            assertTrue(tokens.authenticate(nearMiss).isEmpty(), "'" + nearMiss + "' must not match");
+        }
+        // and over HTTP the same near miss is a 401
+        RawHttp.Response answer = send(List.of("Bearer " + lastChanged), "GET", "/v1/certifications", null, null);
+        assertEquals(401, answer.status(), answer.toString());
+    }
+
+    @Test
+    void anotherOwnersJobIs404ExactlyLikeAMissingOne() {
+        // given alice's job and its key
+        String key = "private-" + UUID.randomUUID();
+        String jobId = created(IngestFixture.ALICE, key).path("id").asText();
+        String missing = UUID.randomUUID().toString();
+        byte[] huge = FuzzText.pad("{}".getBytes(StandardCharsets.UTF_8), ApiFuzzer.BODY_LIMIT + 1);
+
+        for (String intruder : List.of(IngestFixture.BOB, IngestFixture.BOSS)) {
+            // when bob (and the boss, who also operates) reach for it: by id, by key, to cancel, to press the
+            // button with a valid, a malformed and an over-limit body; and for a job that does not exist
+            for (String[] request : List.of(new String[] {"GET", "", null}, new String[] {"POST", "/cancel", null},
+                    new String[] {"POST", "/attempts", "{\"provider\":\"backup\"}"},
+                    new String[] {"POST", "/attempts", "{not json"},
+                    new String[] {"POST", "/attempts", new String(huge, StandardCharsets.UTF_8)})) {
+                RawHttp.Response theirs = send(List.of("Bearer " + intruder), request[0],
+                        "/v1/jobs/" + jobId + request[1], null, request[2]);
+                RawHttp.Response none = send(List.of("Bearer " + intruder), request[0],
+                        "/v1/jobs/" + missing + request[1], null, request[2]);
+
+                // then both answers are the same 404, but for the id in the instance
+                assertSame404(theirs, none, jobId, missing, request[0], "/v1/jobs/{id}" + request[1]);
+            }
+            RawHttp.Response byKey = send(List.of("Bearer " + intruder), "GET", "/v1/jobs?idempotency_key="
+                    + FuzzText.encode(key), null, null);
+            RawHttp.Response noKey = send(List.of("Bearer " + intruder), "GET", "/v1/jobs?idempotency_key="
+                    + FuzzText.encode("unused-" + UUID.randomUUID()), null, null);
+            assertSame404(byKey, noKey, "", "", "GET", "/v1/jobs");
+        }
+        assertUntouched(jobId);
+    }
+
+    private void assertSame404(RawHttp.Response theirs, RawHttp.Response none, String id, String missing,
+                               String method, String path) {
+        String what = method + " " + path;
+        assertEquals(404, theirs.status(), what + ": " + theirs);
+        assertEquals(List.of(), rules.violations(method, path, theirs), what);
+        assertEquals(withoutDate(none.headers()), withoutDate(theirs.headers()), what);
+        assertEquals(Json.parse(none.text().replace(missing, id)), Json.parse(theirs.text()), what);
+    }
+
+    @Test
+    void submittersCannotResolveAttemptsOrCertifyAndOperatorsCannotSubmit() {
+        // given alice's job, with its attempt started, and the certifications as they are
+        JsonNode job = created(IngestFixture.ALICE, "roles-" + UUID.randomUUID());
+        String jobId = job.path("id").asText();
+        String attemptId = job.path("attempts").get(0).path("id").asText();
+        long certifications = count("SELECT count(*) FROM certifications");
+        String opsKey = "ops-submit-" + UUID.randomUUID();
+
+        List<RawHttp.Response> forbidden = new ArrayList<>();
+        for (String submitter : List.of(IngestFixture.ALICE, IngestFixture.BOB)) {
+            for (String attempt : List.of(attemptId, UUID.randomUUID().toString())) {
+                forbidden.add(send(List.of("Bearer " + submitter), "POST", "/v1/attempts/" + attempt + "/resolve",
+                        null, "{\"outcome\":\"FAILED\",\"reason\":\"I say so\"}"));
+            }
+            forbidden.add(send(List.of("Bearer " + submitter), "POST", "/v1/certifications", null, "{\"all\":true}"));
+        }
+        forbidden.add(send(List.of("Bearer " + IngestFixture.OPS), "POST", "/v1/jobs", opsKey,
+                IngestFixture.request("x")));
+        forbidden.add(send(List.of("Bearer " + IngestFixture.OPS), "POST", "/v1/jobs/" + jobId + "/attempts", null,
+                "{\"provider\":\"backup\"}"));
+        forbidden.add(send(List.of("Bearer " + IngestFixture.OPS), "POST", "/v1/jobs/" + jobId + "/cancel", null,
+                null));
+
+        for (RawHttp.Response answer : forbidden) {
+            assertEquals(403, answer.status(), answer.toString());
+            assertEquals(ApiDocument.PROBLEM_BASE + "forbidden", Json.parse(answer.text()).path("type").asText());
+        }
+        assertEquals(certifications, count("SELECT count(*) FROM certifications"));
+        assertEquals(0, count("SELECT count(*) FROM jobs WHERE idempotency_key = ?", opsKey));
+        assertUntouched(jobId);
+    }
+
+    private JsonNode created(String token, String key) {
+        var response = ingest.submit(token, key, IngestFixture.request("mine"));
+        assertEquals(201, response.statusCode(), response.body());
+        return Json.parse(response.body());
+    }
+
+    private void assertUntouched(String jobId) {
+        Job job = ingest.ledger.job(UUID.fromString(jobId)).orElseThrow();
+        assertEquals("QUEUED", job.status().name());
+        assertEquals(1, job.version());
+        assertEquals(1, ingest.ledger.attempts(job.id()).size());
+        assertEquals("PENDING", ingest.ledger.attempts(job.id()).get(0).status().name());
+    }
+
+    private RawHttp.Response send(List<String> authorization, String method, String target, String key, String body) {
+        List<RawHttp.Header> headers = new ArrayList<>();
+        authorization.forEach(value -> headers.add(FuzzAuth.authorization(value)));
+        if (key != null) {
+            headers.add(new RawHttp.Header("Idempotency-Key", key));
+        }
+        if (body != null) {
+            headers.add(new RawHttp.Header("Content-Type", "application/json"));
+        }
+        return RawHttp.send(ingest.service.httpPort(), method, target, headers,
+                body == null ? null : body.getBytes(StandardCharsets.UTF_8), true);
+    }
+
+    private static Map<String, List<String>> withoutDate(Map<String, List<String>> headers) {
+        Map<String, List<String>> copy = new LinkedHashMap<>(headers);
+        copy.remove("date");
+        return copy;
+    }
+
+    private static long count(String sql, String... parameters) {
+        try (Connection connection = TestDatabase.shared().dataSource().getConnection();
+             PreparedStatement statement = connection.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+                statement.setString(i + 1, parameters[i]);
+            }
+            try (ResultSet rows = statement.executeQuery()) {
+                rows.next();
+                return rows.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package dev.onejob.bench;
+
+import dev.onejob.bench.proc.ChildProcess;
+import dev.onejob.bench.proc.JfrRecorder;
+import dev.onejob.bench.proc.ProcessRunner;
+import dev.onejob.bench.proc.ResourceMonitor;
+import dev.onejob.bench.report.Results;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What every phase works with: the settings, the run's database, broker, files and processes, the results, and the
+ * distinct jobs each channel sent by key prefix and the Idempotency-Keys of the certification runs' provider calls (for
+ * the invariants).
+ */
+record BenchContext(BenchSettings settings, ProcessRunner runner, ResourceMonitor monitor, JfrRecorder jfr,
+                    Results results, BenchDatabase database, BenchKafka kafka, BenchFiles files, Services services,
+                    Map<String, Long> expectedJobs, java.util.Set<String> certificationCalls) {
+
+    /** Measures a phase: CPU by consumer, the memory of the tracked processes, and flight recordings of {@code profiled}. */
+    PhaseWindow window(String phase, List<ChildProcess> profiled) {
+        return new PhaseWindow(phase, profiled);
+    }
+
+    final class PhaseWindow implements AutoCloseable {
+        private final String phase;
+        private final List<ChildProcess> profiled;
+        private final ResourceMonitor.Window window;
+
+        private PhaseWindow(String phase, List<ChildProcess> profiled) {
+            this.phase = phase;
+            this.profiled = profiled;
+            jfr.start(phase, profiled);
+            this.window = monitor.begin(phase);
+        }
+
+        @Override
+        public void close() {
+            results.cpu(monitor.cpu(window));
+            results.recordings(phase, jfr.stop(phase, profiled));
+            results.memory(monitor.memory(window));
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package dev.onejob.bench;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The loads of one run. {@link #full} is sized for about ten minutes on a 2-core machine; {@link #quick} for well
+ * under two, to keep the benchmark itself from rotting (it runs inside {@code mvn verify}), not to measure anything.
+ *
+ * @param repeatShare share of requests that repeat an earlier (owner, key, payload): double clicks, redeliveries
+ * @param poisonEvery every n-th {@code job-requests} record is not JSON (1% at 100)
+ * @param hangEvery   every n-th new job of the timeout run hangs at the primary provider (5% at 20)
+ */
+public record BenchSettings(boolean quick, Path root, Path outputDir,
+                            int pgbenchSeconds, int casPoolPerRun,
+                            int producerRecords,
+                            int kafkaWarmupRecords, int kafkaRecords,
+                            double httpWarmupSeconds, double httpStepSeconds, List<Integer> httpConcurrency,
+                            double httpLatencySeconds,
+                            int e2eWarmupRequests, int e2eBurstRequests, int e2eConcurrency, double e2eRateSeconds,
+                            int dbosBurstRequests, int dbosConcurrency, double dbosRateSeconds,
+                            double repeatShare, int poisonEvery, int hangEvery) {
+
+    public static BenchSettings full(Path root, Path outputDir) {
+        return new BenchSettings(false, root, outputDir, 10, 150_000, 300_000, 1_000, 30_000,
+                5, 12, List.of(8, 32, 128), 20,
+                400, 3_000, 64, 20,
+                3_000, 128, 20,
+                0.2, 100, 20);
+    }
+
+    public static BenchSettings quick(Path root, Path outputDir) {
+        return new BenchSettings(true, root, outputDir, 1, 5_000, 20_000, 100, 1_000,
+                1, 1.5, List.of(8, 32, 128), 2,
+                30, 150, 32, 2,
+                150, 64, 2,
+                0.2, 100, 20);
+    }
+
+    public String mode() {
+        return quick ? "quick" : "full";
+    }
+}

@@ -1,0 +1,81 @@
+package dev.onejob.bench.loadgen;
+
+import dev.onejob.core.kafka.Topics;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * Watches {@code job-results} as a read_committed consumer from the end of the topic (as it was when the watcher
+ * started) and notes, per job id (the record key), when its first result arrived and how many arrived.
+ */
+final class ResultWatcher implements AutoCloseable {
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final Map<String, Long> firstArrival = new ConcurrentHashMap<>();
+    private final AtomicLong duplicates = new AtomicLong();
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private final Thread thread;
+
+    ResultWatcher(String bootstrapServers) {
+        consumer = new KafkaConsumer<>(Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+                ConsumerConfig.GROUP_ID_CONFIG, "bench-results-" + UUID.randomUUID(),
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+                ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50),
+                new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        List<TopicPartition> partitions = consumer.partitionsFor(Topics.JOB_RESULTS.name()).stream()
+                .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+        consumer.assign(partitions);
+        consumer.seekToEnd(partitions);
+        partitions.forEach(consumer::position);
+        thread = new Thread(this::run, "job-results-watcher");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private void run() {
+        try {
+            while (running.get()) {
+                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(100))) {
+                    long now = System.nanoTime();
+                    String jobId = new String(record.key(), StandardCharsets.UTF_8);
+                    if (firstArrival.putIfAbsent(jobId, now) != null) {
+                        duplicates.incrementAndGet();
+                    }
+                }
+            }
+        } finally {
+            consumer.close(Duration.ofSeconds(2));
+        }
+    }
+
+    /** When the first result of this job arrived (System.nanoTime), or null. */
+    Long arrival(String jobId) {
+        return firstArrival.get(jobId);
+    }
+
+    long duplicates() {
+        return duplicates.get();
+    }
+
+    @Override
+    public void close() {
+        running.set(false);
+        try {
+            thread.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,200 @@
+package dev.onejob.bench.loadgen;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.onejob.core.json.Json;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Runs one {@link LoadStep} against {@code POST /v1/jobs} (onejob's, or the peer's with the same shape) and
+ * summarises it: answers by status, response latency, and when results are awaited, each distinct job's end-to-end
+ * latency from the intended send time of its first request to its result (the first {@code job-results} record for
+ * its job id, or the first 2xx answer when the server answers only once the work is done).
+ */
+final class StepRunner {
+    private static final int MAX_OUTSTANDING = 20_000;
+
+    private final HttpClient client;
+    private final Executor callbacks;
+    private final URI uri;
+    private final Map<String, String> tokens;
+    private final String await;
+    private final ResultWatcher watcher;
+    private final JobRequestFactory factory;
+
+    private final Latencies latency = new Latencies();
+    private final Map<Integer, AtomicLong> statuses = new ConcurrentHashMap<>();
+    private final AtomicLong sent = new AtomicLong();
+    private final AtomicLong errors = new AtomicLong();
+    private final AtomicReference<String> firstProblem = new AtomicReference<>();
+    private final Map<String, Long> firstSend = new ConcurrentHashMap<>();
+    private final Map<String, String> jobIds = new ConcurrentHashMap<>();
+    private final Map<String, Long> answeredDone = new ConcurrentHashMap<>();
+    private final AtomicLong lastAnswer = new AtomicLong();
+
+    StepRunner(HttpClient client, Executor callbacks, URI uri, Map<String, String> tokens, String await,
+               ResultWatcher watcher, JobRequestFactory factory) {
+        this.client = client;
+        this.callbacks = callbacks;
+        this.uri = uri;
+        this.tokens = tokens;
+        this.await = await;
+        this.watcher = watcher;
+        this.factory = factory;
+    }
+
+    ObjectNode run(LoadStep step, double rate) throws InterruptedException {
+        long start = System.nanoTime();
+        if (step.closed()) {
+            closedLoop(step, start);
+        } else {
+            openLoop(rate, (long) (step.seconds() * 1e9), start);
+        }
+        ObjectNode result = Json.object();
+        result.put("name", step.name());
+        result.put("kind", step.kind());
+        result.put("concurrency", step.closed() ? step.concurrency() : 0);
+        result.put("target_rate", step.closed() ? 0 : rate);
+        result.put("sent", sent.get());
+        result.put("distinct_jobs", factory.distinctJobs());
+        result.put("errors", errors.get());
+        result.put("first_problem", firstProblem.get());
+        ObjectNode byStatus = result.putObject("statuses");
+        new TreeMap<>(statuses).forEach((status, count) -> byStatus.put(Integer.toString(status), count.get()));
+        double seconds = Math.max(1e-9, (lastAnswer.get() - start) / 1e9);
+        result.put("seconds", seconds);
+        result.put("answers_per_second", latency.count() / seconds);
+        result.set("latency", latency.summary());
+        if (!"none".equals(await)) {
+            result.set("end_to_end", endToEnd(step, start));
+        }
+        return result;
+    }
+
+    private void closedLoop(LoadStep step, long start) throws InterruptedException {
+        long end = step.seconds() > 0 ? start + (long) (step.seconds() * 1e9) : Long.MAX_VALUE;
+        long max = step.requests() > 0 ? step.requests() : Long.MAX_VALUE;
+        AtomicLong issued = new AtomicLong();
+        CountDownLatch lanes = new CountDownLatch(step.concurrency());
+        for (int i = 0; i < step.concurrency(); i++) {
+            lane(end, max, issued, lanes);
+        }
+        lanes.await();
+    }
+
+    private void lane(long end, long max, AtomicLong issued, CountDownLatch lanes) {
+        if (System.nanoTime() >= end || issued.incrementAndGet() > max) {
+            lanes.countDown();
+            return;
+        }
+        send(factory.next(), System.nanoTime())
+                .whenCompleteAsync((ignored, error) -> lane(end, max, issued, lanes), callbacks);
+    }
+
+    private void openLoop(double rate, long duration, long start) {
+        long period = (long) (1e9 / rate);
+        Semaphore slots = new Semaphore(MAX_OUTSTANDING);
+        for (long i = 0; ; i++) {
+            long intended = start + i * period;
+            if (intended - start >= duration) {
+                break;
+            }
+            long wait = intended - System.nanoTime();
+            if (wait > 0) {
+                LockSupport.parkNanos(wait);
+            }
+            slots.acquireUninterruptibly();
+            send(factory.next(), intended).whenComplete((ignored, error) -> slots.release());
+        }
+        slots.acquireUninterruptibly(MAX_OUTSTANDING);
+        slots.release(MAX_OUTSTANDING);
+    }
+
+    private CompletableFuture<Void> send(JobRequestFactory.JobRequest job, long intended) {
+        firstSend.putIfAbsent(job.key(), intended);
+        sent.incrementAndGet();
+        HttpRequest request = HttpRequest.newBuilder(uri)
+                .timeout(Duration.ofSeconds(120))
+                .header("Authorization", "Bearer " + tokens.get(job.owner()))
+                .header("Idempotency-Key", job.key())
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(job.body()))
+                .build();
+        return client.sendAsync(request, HttpResponse.BodyHandlers.ofString()).handle((response, error) -> {
+            long now = System.nanoTime();
+            latency.add(now - intended);
+            lastAnswer.accumulateAndGet(now, Math::max);
+            if (error != null) {
+                errors.incrementAndGet();
+                firstProblem.compareAndSet(null, error.toString());
+                return null;
+            }
+            int status = response.statusCode();
+            statuses.computeIfAbsent(status, s -> new AtomicLong()).incrementAndGet();
+            if (status >= 200 && status < 300) {
+                if ("kafka".equals(await)) {
+                    jobIds.putIfAbsent(job.key(), Json.parse(response.body()).path("id").asText());
+                } else if ("response".equals(await)) {
+                    answeredDone.putIfAbsent(job.key(), now);
+                }
+            } else {
+                firstProblem.compareAndSet(null, "HTTP " + status + ": " + response.body());
+            }
+            return null;
+        });
+    }
+
+    /** Waits (up to the step's limit) for every distinct job's result, then measures what arrived. */
+    private ObjectNode endToEnd(LoadStep step, long start) throws InterruptedException {
+        long deadline = System.nanoTime() + (long) (step.awaitSeconds() * 1e9);
+        while (completedCount() < firstSend.size() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        Latencies endToEnd = new Latencies();
+        long last = start;
+        for (Map.Entry<String, Long> sentAt : firstSend.entrySet()) {
+            Long done = completion(sentAt.getKey());
+            if (done != null) {
+                endToEnd.add(done - sentAt.getValue());
+                last = Math.max(last, done);
+            }
+        }
+        ObjectNode node = Json.object();
+        node.put("jobs", firstSend.size());
+        node.put("completed", endToEnd.count());
+        node.put("missing", firstSend.size() - endToEnd.count());
+        double seconds = (last - start) / 1e9;
+        boolean any = endToEnd.count() > 0 && seconds > 0;
+        node.put("seconds", seconds);
+        node.put("jobs_per_second", any ? endToEnd.count() / seconds : 0);
+        node.put("requests_per_second", any ? sent.get() / seconds : 0);
+        node.put("duplicate_results", watcher == null ? 0 : watcher.duplicates());
+        node.set("latency", endToEnd.summary());
+        return node;
+    }
+
+    private long completedCount() {
+        return firstSend.keySet().stream().filter(key -> completion(key) != null).count();
+    }
+
+    private Long completion(String key) {
+        if ("response".equals(await)) {
+            return answeredDone.get(key);
+        }
+        String jobId = jobIds.get(key);
+        return jobId == null ? null : watcher.arrival(jobId);
+    }
+}

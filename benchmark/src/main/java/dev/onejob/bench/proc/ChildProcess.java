@@ -1,0 +1,115 @@
+package dev.onejob.bench.proc;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One process the benchmark started, its output in a log file. Stopping it sends SIGTERM (the services stop cleanly
+ * on it) and, only if it has not exited after a grace period, kills it. The benchmark ends only processes it started,
+ * each by its own handle.
+ */
+public final class ChildProcess implements AutoCloseable {
+    private final String name;
+    private final Process process;
+    private final Path log;
+
+    ChildProcess(String name, Process process, Path log) {
+        this.name = name;
+        this.process = process;
+        this.log = log;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    public Path log() {
+        return log;
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** Waits for a log line matching {@code pattern}; fails with the log's tail if the process exits or time runs out. */
+    public Matcher awaitLine(Pattern pattern, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            for (String line : lines()) {
+                Matcher matcher = pattern.matcher(line);
+                if (matcher.find()) {
+                    return matcher;
+                }
+            }
+            if (!process.isAlive()) {
+                throw new IllegalStateException(name + " exited with status " + process.exitValue()
+                        + " before it was ready; its log ends:\n" + tail(30));
+            }
+            sleep(100);
+        }
+        throw new IllegalStateException(name + " did not log /" + pattern + "/ within " + timeout.toSeconds()
+                + " s; its log ends:\n" + tail(30));
+    }
+
+    /** Waits for the process to exit by itself; its exit status, or -1 (and it is stopped) when time ran out. */
+    public int waitFor(Duration timeout) {
+        try {
+            if (process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                return process.exitValue();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        close();
+        return -1;
+    }
+
+    public List<String> lines() {
+        try {
+            return Files.readAllLines(log);
+        } catch (IOException e) {
+            return List.of();
+        }
+    }
+
+    public String tail(int count) {
+        List<String> lines = lines();
+        return String.join("\n", lines.subList(Math.max(0, lines.size() - count), lines.size()));
+    }
+
+    @Override
+    public void close() {
+        if (!process.isAlive()) {
+            return;
+        }
+        process.destroy();
+        try {
+            if (!process.waitFor(20, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+}

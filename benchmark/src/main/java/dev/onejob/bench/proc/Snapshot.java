@@ -1,0 +1,85 @@
+package dev.onejob.bench.proc;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * A private copy of the build the run executes, laid out like the repository ({@code <module>/target/...}): the
+ * service modules' jars and {@code target/lib}, the benchmark's classes and classpath files, with every onejob
+ * snapshot jar on those classpaths copied too and the classpath files rewritten to the copies. Released third-party
+ * jars are used where they are.
+ */
+final class Snapshot {
+    private static final List<String> SERVICES = List.of("ingest-service", "attempt-worker", "result-reconciler",
+            "provider-simulator");
+
+    private Snapshot() {
+    }
+
+    static Path take(Path root, Path dist) throws IOException {
+        deleteRecursively(dist);
+        for (String module : SERVICES) {
+            Path target = root.resolve(module).resolve("target");
+            Path jar = target.resolve("onejob-" + module + "-0.1.0-SNAPSHOT.jar");
+            if (Files.isRegularFile(jar) && Files.isDirectory(target.resolve("lib"))) {
+                copyTree(target.resolve("lib"), dist.resolve(module).resolve("target/lib"));
+                Files.copy(jar, dist.resolve(module).resolve("target").resolve(jar.getFileName()));
+            }
+        }
+        Path bench = root.resolve("benchmark/target");
+        copyTree(bench.resolve("classes"), dist.resolve("benchmark/target/classes"));
+        Path libs = dist.resolve("benchmark/target/onejob-jars");
+        Files.createDirectories(libs);
+        for (String file : List.of("classpath.txt", "dbos-classpath.txt")) {
+            if (Files.exists(bench.resolve(file))) {
+                Files.writeString(dist.resolve("benchmark/target").resolve(file),
+                        rewrite(Files.readString(bench.resolve(file)).trim(), libs));
+            }
+        }
+        return dist;
+    }
+
+    private static String rewrite(String classpath, Path libs) throws IOException {
+        List<String> entries = new ArrayList<>();
+        for (String entry : classpath.split(":")) {
+            Path path = Path.of(entry);
+            if (path.getFileName().toString().startsWith("onejob-") && Files.isRegularFile(path)) {
+                Path copy = libs.resolve(path.getFileName());
+                Files.copy(path, copy, StandardCopyOption.REPLACE_EXISTING);
+                entries.add(copy.toString());
+            } else {
+                entries.add(entry);
+            }
+        }
+        return String.join(":", entries);
+    }
+
+    private static void copyTree(Path from, Path to) throws IOException {
+        try (Stream<Path> paths = Files.walk(from)) {
+            for (Path path : (Iterable<Path>) paths::iterator) {
+                Path target = to.resolve(from.relativize(path).toString());
+                if (Files.isDirectory(path)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(path, target, StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        }
+    }
+
+    static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        }
+    }
+}

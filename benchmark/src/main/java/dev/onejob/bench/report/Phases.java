@@ -1,0 +1,30 @@
+package dev.onejob.bench.report;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The phases' ids (used in figures, CSV and JSON) and their titles (used in the Markdown report). */
+public final class Phases {
+    public static final String PGBENCH = "pgbench";
+    public static final String KAFKA_PERF = "kafka-producer-perf";
+    public static final String KAFKA_INGEST = "kafka-ingest";
+    public static final String HTTP_INGEST = "http-ingest";
+    public static final String END_TO_END = "end-to-end";
+    public static final String DBOS = "dbos-peer";
+    public static final String MEMORY = "memory";
+
+    public static final Map<String, String> TITLES = new LinkedHashMap<>();
+
+    static {
+        TITLES.put(PGBENCH, "1. PostgreSQL limit: pgbench on the project's own statements");
+        TITLES.put(KAFKA_PERF, "2. Kafka limit: Kafka's ProducerPerformance with the project's producer settings");
+        TITLES.put(KAFKA_INGEST, "3. Ingest over Kafka: job-requests to committed jobs and attempt-commands");
+        TITLES.put(HTTP_INGEST, "4. Ingest over HTTP: POST /v1/jobs");
+        TITLES.put(END_TO_END, "5. End to end: HTTP request to its job-results record");
+        TITLES.put(DBOS, "6. Peer: DBOS Transact for Java on the same machine and database");
+        TITLES.put(MEMORY, "7. Memory of each process");
+    }
+
+    private Phases() {
+    }
+}

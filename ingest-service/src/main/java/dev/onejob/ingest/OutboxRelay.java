@@ -89,6 +89,8 @@ public final class OutboxRelay implements Runnable, AutoCloseable {
         Map<String, Object> props = kafka.producer(clientId);
         props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "onejob-outbox-relay-" + clientId);
         props.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, TRANSACTION_TIMEOUT_MS);
+        // A send gives up before its transaction could time out on the coordinator.
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, TRANSACTION_TIMEOUT_MS - 5_000);
         KafkaProducer<String, byte[]> created = new KafkaProducer<>(props, new StringSerializer(),
                 new org.apache.kafka.common.serialization.ByteArraySerializer());
         created.initTransactions();

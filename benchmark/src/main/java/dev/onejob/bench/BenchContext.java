@@ -1,8 +1,8 @@
 package dev.onejob.bench;
 
-import dev.onejob.bench.proc.ChildProcess;
+import dev.onejob.testing.proc.ChildProcess;
 import dev.onejob.bench.proc.JfrRecorder;
-import dev.onejob.bench.proc.ProcessRunner;
+import dev.onejob.testing.proc.ProcessRunner;
 import dev.onejob.bench.proc.ResourceMonitor;
 import dev.onejob.bench.report.Results;
 import java.util.List;

@@ -2,7 +2,7 @@ package dev.onejob.bench;
 
 import dev.onejob.bench.proc.JfrRecorder;
 import dev.onejob.bench.proc.JfrSummary;
-import dev.onejob.bench.proc.ProcessRunner;
+import dev.onejob.testing.proc.ProcessRunner;
 import dev.onejob.bench.proc.ResourceMonitor;
 import dev.onejob.bench.report.Phases;
 import dev.onejob.bench.report.ReportWriter;
@@ -45,7 +45,7 @@ final class Benchmark {
 
     Results run() {
         long started = System.nanoTime();
-        ProcessRunner runner = new ProcessRunner(settings.root(), cleanWorkDirectory().resolve("logs"),
+        ProcessRunner runner = new ProcessRunner(settings.root(), "benchmark", cleanWorkDirectory().resolve("logs"),
                 output.work().resolve("dist"));
         ResourceMonitor monitor = new ResourceMonitor(runner);
         JfrRecorder jfr = new JfrRecorder(runner, output.work().resolve("jfr"));

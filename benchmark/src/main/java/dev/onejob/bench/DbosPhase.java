@@ -1,7 +1,7 @@
 package dev.onejob.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.onejob.bench.proc.ChildProcess;
+import dev.onejob.testing.proc.ChildProcess;
 import dev.onejob.bench.report.Phases;
 import dev.onejob.bench.report.Results;
 import java.time.Duration;
@@ -73,7 +73,8 @@ final class DbosPhase {
         env.put("CONTRACTS_DIR", context.files().contractsDir().toString());
         env.put("TOKENS_PLAIN", context.files().plainTokensFile().toString());
         try {
-            ChildProcess peer = context.runner().peerJava("dbos-peer", context.services().jvmArgs("dbos-peer"),
+            ChildProcess peer = context.runner().javaWithExtraClasspath("dbos-peer", context.services().jvmArgs("dbos-peer"),
+                    "dbos-classpath.txt",
                     "dev.onejob.bench.peer.DbosPeerMain", List.of(), env);
             context.monitor().track(peer, context.services().gcLog("dbos-peer"));
             return peer;

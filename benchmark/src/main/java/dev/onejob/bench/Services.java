@@ -1,7 +1,7 @@
 package dev.onejob.bench;
 
-import dev.onejob.bench.proc.ChildProcess;
-import dev.onejob.bench.proc.ProcessRunner;
+import dev.onejob.testing.proc.ChildProcess;
+import dev.onejob.testing.proc.ProcessRunner;
 import dev.onejob.bench.proc.ResourceMonitor;
 import java.nio.file.Path;
 import java.time.Duration;

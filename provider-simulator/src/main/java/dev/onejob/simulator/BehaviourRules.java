@@ -6,15 +6,19 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 
 /**
  * Decides which behaviour applies to a request: the rule installed for its {@code Idempotency-Key}
- * if any, else the simulator-wide default rule.
+ * if any, else what the behaviour plan (see {@link SimulatorConfig#behaviourPlan()}) says for that key,
+ * else the simulator-wide default rule.
  *
  * <p>Consumes idempotency keys; produces the behaviour plus how many times that rule has now been
  * applied (the count {@code drop_field every_nth} works from). Owns the installed rules, each with its
  * own application counter; one-shot rules are removed atomically by the request that uses them, so
- * with concurrent requests exactly one gets a one-shot behaviour.
+ * with concurrent requests exactly one gets a one-shot behaviour. The plan is given, not owned; its
+ * behaviours share one application counter, so a planned {@code drop_field} with {@code every_nth} above
+ * 1 depends on arrival order (plans that must not should use 1).
  */
 final class BehaviourRules {
 
@@ -39,6 +43,16 @@ final class BehaviourRules {
 
     private final AtomicReference<Rule> defaultRule = new AtomicReference<>(answerRule());
     private final Map<String, Rule> byKey = new ConcurrentHashMap<>();
+    private final Function<String, Behaviour> plan;
+    private final AtomicLong planApplications = new AtomicLong();
+
+    BehaviourRules(Function<String, Behaviour> plan) {
+        this.plan = plan;
+    }
+
+    BehaviourRules() {
+        this(SimulatorConfig.NO_PLAN);
+    }
 
     void setDefault(Behaviour behaviour, boolean oneShot) {
         defaultRule.set(new Rule(behaviour, oneShot));
@@ -63,6 +77,10 @@ final class BehaviourRules {
             if (rule != null && (!rule.oneShot || byKey.remove(idempotencyKey, rule))) {
                 return rule.apply();
             }
+        }
+        Behaviour planned = plan.apply(idempotencyKey);
+        if (planned != null) {
+            return new Applied(planned, planApplications.incrementAndGet());
         }
         while (true) {
             Rule rule = defaultRule.get();

@@ -37,7 +37,7 @@ public final class ProviderSimulator implements AutoCloseable {
 
     private final SimulatorConfig config;
     private final Ledger ledger = new Ledger(Clock.systemUTC());
-    private final BehaviourRules rules = new BehaviourRules();
+    private final BehaviourRules rules;
     private final TokenCounter tokens;
     private final CountDownLatch closed = new CountDownLatch(1);
     private final ExecutorService handlers;
@@ -50,6 +50,7 @@ public final class ProviderSimulator implements AutoCloseable {
 
     private ProviderSimulator(SimulatorConfig config) throws IOException {
         this.config = config;
+        this.rules = new BehaviourRules(config.behaviourPlan());
         this.tokens = new TokenCounter(config.tokenCountMultiplier(), config.tokenCountOffset());
         // Unbounded on purpose: a hanging request holds its thread, and must never delay another request.
         this.handlers = Executors.newCachedThreadPool(daemonThreads("sim-" + config.name() + "-http-"));
@@ -95,7 +96,7 @@ public final class ProviderSimulator implements AutoCloseable {
         return URI.create(baseUrl());
     }
 
-    /** The behaviour for every request that has no per-key behaviour. Initially {@code answer}. */
+    /** The behaviour for every request that has no per-key or planned behaviour. Initially {@code answer}. */
     public void setDefaultBehaviour(Behaviour behaviour) {
         rules.setDefault(behaviour, false);
     }
@@ -120,7 +121,7 @@ public final class ProviderSimulator implements AutoCloseable {
         rules.clearKey(idempotencyKey);
     }
 
-    /** Removes every per-key behaviour and sets the default back to {@code answer}. */
+    /** Removes every per-key behaviour and sets the default back to {@code answer}; a configured plan stays. */
     public void resetBehaviours() {
         rules.reset();
     }

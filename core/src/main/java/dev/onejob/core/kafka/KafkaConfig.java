@@ -9,19 +9,41 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 /**
  * Where Kafka is ({@code KAFKA_BOOTSTRAP_SERVERS}, default {@code localhost:9092}) and the client settings every
  * service shares: idempotent producers that wait for all replicas, consumers that commit by hand and read only
- * committed records.
+ * committed records. {@code KAFKA_MAX_POLL_INTERVAL_MS} (default Kafka's 300000) bounds how long a consumer may go
+ * between polls before the group gives its partitions to another member; onejob's consumers poll continuously (the
+ * worker calls providers off its poll thread), so a short value only speeds up the eviction of a frozen process.
  */
-public record KafkaConfig(String bootstrapServers) {
+public record KafkaConfig(String bootstrapServers, int maxPollIntervalMs) {
+    public static final int DEFAULT_MAX_POLL_INTERVAL_MS = 300_000;
+
     public static final String DEFAULT_BOOTSTRAP = "localhost:9092";
     /** Job requests may carry large variables; this bounds records on job-requests and its dead letters. */
     public static final int MAX_REQUEST_RECORD_BYTES = 4 * 1024 * 1024;
+
+    public KafkaConfig(String bootstrapServers) {
+        this(bootstrapServers, DEFAULT_MAX_POLL_INTERVAL_MS);
+    }
+
+    public KafkaConfig {
+        if (maxPollIntervalMs < 1_000) {
+            throw new IllegalArgumentException("KAFKA_MAX_POLL_INTERVAL_MS must be at least 1000, was "
+                    + maxPollIntervalMs);
+        }
+    }
 
     public static KafkaConfig fromEnv(Map<String, String> env) {
         String servers = env.getOrDefault("KAFKA_BOOTSTRAP_SERVERS", DEFAULT_BOOTSTRAP).trim();
         if (servers.isEmpty()) {
             throw new IllegalArgumentException("KAFKA_BOOTSTRAP_SERVERS is empty; give host:port[,host:port...]");
         }
-        return new KafkaConfig(servers);
+        String interval = env.getOrDefault("KAFKA_MAX_POLL_INTERVAL_MS",
+                Integer.toString(DEFAULT_MAX_POLL_INTERVAL_MS)).trim();
+        try {
+            return new KafkaConfig(servers, Integer.parseInt(interval));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("KAFKA_MAX_POLL_INTERVAL_MS must be a number of milliseconds, was '"
+                    + interval + "'");
+        }
     }
 
     public Map<String, Object> producer(String clientId) {
@@ -48,6 +70,7 @@ public record KafkaConfig(String bootstrapServers) {
         // A member that died without leaving holds its partitions until the session times out: keep that short.
         props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000);
         props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 2_000);
+        props.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, maxPollIntervalMs);
         return props;
     }
 }

@@ -1,4 +1,4 @@
-package dev.onejob.bench.proc;
+package dev.onejob.testing.proc;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -10,7 +10,7 @@ import java.util.stream.Stream;
 
 /**
  * A private copy of the build the run executes, laid out like the repository ({@code <module>/target/...}): the
- * service modules' jars and {@code target/lib}, the benchmark's classes and classpath files, with every onejob
+ * service modules' jars and {@code target/lib}, the driver module's classes and classpath files, with every onejob
  * snapshot jar on those classpaths copied too and the classpath files rewritten to the copies. Released third-party
  * jars are used where they are.
  */
@@ -21,24 +21,25 @@ final class Snapshot {
     private Snapshot() {
     }
 
-    static Path take(Path root, Path dist) throws IOException {
+    static Path take(Path root, String module, Path dist) throws IOException {
         deleteRecursively(dist);
-        for (String module : SERVICES) {
-            Path target = root.resolve(module).resolve("target");
-            Path jar = target.resolve("onejob-" + module + "-0.1.0-SNAPSHOT.jar");
+        for (String service : SERVICES) {
+            Path target = root.resolve(service).resolve("target");
+            Path jar = target.resolve("onejob-" + service + "-0.1.0-SNAPSHOT.jar");
             if (Files.isRegularFile(jar) && Files.isDirectory(target.resolve("lib"))) {
-                copyTree(target.resolve("lib"), dist.resolve(module).resolve("target/lib"));
-                Files.copy(jar, dist.resolve(module).resolve("target").resolve(jar.getFileName()));
+                copyTree(target.resolve("lib"), dist.resolve(service).resolve("target/lib"));
+                Files.copy(jar, dist.resolve(service).resolve("target").resolve(jar.getFileName()));
             }
         }
-        Path bench = root.resolve("benchmark/target");
-        copyTree(bench.resolve("classes"), dist.resolve("benchmark/target/classes"));
-        Path libs = dist.resolve("benchmark/target/onejob-jars");
+        Path driver = root.resolve(module).resolve("target");
+        Path copy = dist.resolve(module).resolve("target");
+        copyTree(driver.resolve("classes"), copy.resolve("classes"));
+        Path libs = copy.resolve("onejob-jars");
         Files.createDirectories(libs);
-        for (String file : List.of("classpath.txt", "dbos-classpath.txt")) {
-            if (Files.exists(bench.resolve(file))) {
-                Files.writeString(dist.resolve("benchmark/target").resolve(file),
-                        rewrite(Files.readString(bench.resolve(file)).trim(), libs));
+        try (Stream<Path> files = Files.list(driver)) {
+            for (Path file : files.filter(f -> f.getFileName().toString().endsWith("classpath.txt")).toList()) {
+                Files.writeString(copy.resolve(file.getFileName().toString()),
+                        rewrite(Files.readString(file).trim(), libs));
             }
         }
         return dist;

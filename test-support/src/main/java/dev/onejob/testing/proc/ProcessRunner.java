@@ -1,4 +1,4 @@
-package dev.onejob.bench.proc;
+package dev.onejob.testing.proc;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -10,10 +10,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Starts the benchmark's processes: the services (from their runnable jars when they were built with
- * {@code mvn package}, else from this module's classpath with their main class), the load generator, the peer, and
- * tools (pgbench, Kafka's ProducerPerformance, jcmd, jfr). Every process writes stdout and stderr to
- * {@code <logs>/<name>.log}.
+ * Starts the processes of a run driven from one module (the benchmark, the chaos run): the services (from their
+ * runnable jars when they were built with {@code mvn package}, else from the driver module's classpath with their
+ * main class), the driver's own helper JVMs, and tools (pgbench, jcmd, nginx). Every process writes stdout and
+ * stderr to {@code <logs>/<name>.log}.
  */
 public final class ProcessRunner {
     /** A finished tool run: its exit status and everything it printed. */
@@ -22,20 +22,22 @@ public final class ProcessRunner {
 
     private final Path root;
     private final Path logs;
+    private final String module;
     private final String classpath;
 
     /**
-     * Snapshots what the run's processes load into {@code dist} first: the service jars with their {@code lib}, this
-     * module's classes and every onejob jar on its classpath. Other builds in the same checkout (or {@code mvn
-     * install}) may rewrite those files while a JVM of the run still loads classes from them.
+     * Snapshots what the run's processes load into {@code dist} first: the service jars with their {@code lib}, the
+     * driver {@code module}'s classes and every onejob jar on its classpath files. Other builds in the same checkout
+     * (or {@code mvn install}) may rewrite those files while a JVM of the run still loads classes from them.
      */
-    public ProcessRunner(Path root, Path logs, Path dist) {
+    public ProcessRunner(Path root, String module, Path logs, Path dist) {
         this.logs = logs;
+        this.module = module;
         try {
             Files.createDirectories(logs);
-            this.root = Snapshot.take(root, dist);
-            Path classpathFile = this.root.resolve("benchmark/target/classpath.txt");
-            this.classpath = this.root.resolve("benchmark/target/classes") + ":"
+            this.root = Snapshot.take(root, module, dist);
+            Path classpathFile = this.root.resolve(module + "/target/classpath.txt");
+            this.classpath = this.root.resolve(module + "/target/classes") + ":"
                     + Files.readString(classpathFile).trim();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot snapshot the build under " + root
@@ -75,14 +77,18 @@ public final class ProcessRunner {
         return java(name, jvmArgs, classpath, mainClass, args, env);
     }
 
-    /** A JVM running {@code mainClass} from this module's classpath plus the peer's (DBOS, provided scope). */
-    public ChildProcess peerJava(String name, List<String> jvmArgs, String mainClass, List<String> args,
-                                 Map<String, String> env) {
+    /**
+     * A JVM running {@code mainClass} from the driver module's classpath plus the one in its {@code target/<file>}
+     * (e.g. a peer's provided-scope dependencies).
+     */
+    public ChildProcess javaWithExtraClasspath(String name, List<String> jvmArgs, String classpathFile,
+                                               String mainClass, List<String> args, Map<String, String> env) {
+        Path file = root.resolve(module + "/target").resolve(classpathFile);
         try {
-            String peer = Files.readString(root.resolve("benchmark/target/dbos-classpath.txt")).trim();
-            return java(name, jvmArgs, classpath + ":" + peer, mainClass, args, env);
+            String extra = Files.readString(file).trim();
+            return java(name, jvmArgs, classpath + ":" + extra, mainClass, args, env);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read benchmark/target/dbos-classpath.txt (build with mvn package)", e);
+            throw new UncheckedIOException("cannot read " + file + " (build with mvn package)", e);
         }
     }
 

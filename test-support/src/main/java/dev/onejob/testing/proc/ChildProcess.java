@@ -1,4 +1,4 @@
-package dev.onejob.bench.proc;
+package dev.onejob.testing.proc;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -10,9 +10,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * One process the benchmark started, its output in a log file. Stopping it sends SIGTERM (the services stop cleanly
- * on it) and, only if it has not exited after a grace period, kills it. The benchmark ends only processes it started,
- * each by its own handle.
+ * One process a run started, its output in a log file. Stopping it sends SIGTERM (the services stop cleanly on it)
+ * and, only if it has not exited after a grace period, kills it; {@link #kill()} and {@link #signal(String)} are the
+ * faults a chaos run inflicts. A run ends only processes it started, each by its own handle.
  */
 public final class ChildProcess implements AutoCloseable {
     private final String name;
@@ -85,6 +85,31 @@ public final class ChildProcess implements AutoCloseable {
     public String tail(int count) {
         List<String> lines = lines();
         return String.join("\n", lines.subList(Math.max(0, lines.size() - count), lines.size()));
+    }
+
+    /** SIGKILL: the process gets no chance to clean up, as in a crash or an OOM kill. Waits until it is gone. */
+    public void kill() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Sends a signal by name ({@code STOP}, {@code CONT}, ...) with the system's {@code kill}. */
+    public void signal(String signal) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + signal + " " + process.pid() + " (" + name + ") failed");
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot run kill -" + signal + " for " + name, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted sending " + signal + " to " + name, e);
+        }
     }
 
     @Override

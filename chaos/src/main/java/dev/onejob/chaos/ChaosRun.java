@@ -1,0 +1,208 @@
+package dev.onejob.chaos;
+
+import dev.onejob.chaos.check.CheckReport;
+import dev.onejob.chaos.check.HistoryChecker;
+import dev.onejob.chaos.check.RunRecordCollector;
+import dev.onejob.chaos.fault.FaultInjector;
+import dev.onejob.chaos.fault.FaultSchedule;
+import dev.onejob.chaos.history.History;
+import dev.onejob.chaos.infra.Postgres;
+import dev.onejob.chaos.load.LoadGenerator;
+import dev.onejob.chaos.load.Operator;
+import dev.onejob.core.certification.CertificationStore;
+import dev.onejob.core.config.Providers;
+import dev.onejob.core.contract.Contracts;
+import dev.onejob.core.db.Database;
+import dev.onejob.core.db.DatabaseConfig;
+import dev.onejob.testing.proc.ProcessRunner;
+import dev.onejob.worker.certify.CertificationReport;
+import dev.onejob.worker.certify.CertificationRunner;
+import dev.onejob.worker.certify.Certifier;
+import dev.onejob.worker.provider.ProviderClients;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One chaos run from start to verdict: a fresh database, the cluster as separate processes, certification of both
+ * providers (faults off), then the load, the operator and the seeded faults together for the load window, the drain,
+ * the simulators' ledgers saved, the cluster stopped, and the checker's verdict from the recorded history. Writes
+ * {@code history.jsonl}, the ledgers, every process's log and {@code report.md} under the run directory.
+ */
+public final class ChaosRun {
+    private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(4);
+
+    private final ChaosSettings settings;
+    private final PrintStream out;
+    private volatile List<String> faultsNotInflicted = List.of();
+
+    public ChaosRun(ChaosSettings settings, PrintStream out) {
+        this.settings = settings;
+        this.out = out;
+    }
+
+    /** Runs everything and returns the checker's report (its {@code passed()} is the verdict). */
+    public CheckReport run(Map<String, String> env) throws InterruptedException {
+        FaultSchedule schedule = FaultSchedule.draw(settings.seed(), settings.load(), settings.faultRounds());
+        say("chaos run, mode " + settings.mode() + ", seed " + settings.seed() + " (replay: ./onejob chaos --seed "
+                + settings.seed() + (settings.mode().equals("full") ? " --full" : "") + "), " + settings.intents()
+                + " intents over " + settings.load().toSeconds() + " s; directory " + settings.work());
+        say("fault schedule:\n" + schedule.describe());
+        ProcessRunner runner = new ProcessRunner(settings.root(), "chaos", settings.work().resolve("logs"),
+                settings.work().resolve("dist"));
+        ChaosFiles files = new ChaosFiles(settings.work().resolve("config"), settings.root());
+        ChaosDatabase database = ChaosDatabase.create(env, settings.seed());
+        boolean keep = Boolean.parseBoolean(env.getOrDefault("CHAOS_KEEP_DATABASE", "false"));
+        try (History history = History.create(settings.work().resolve("history.jsonl"));
+             Cluster cluster = new Cluster(settings, runner, files, database)) {
+            say("starting Kafka and the provider simulators");
+            cluster.startBrokerAndSimulators();
+            certify(cluster, files, database);
+            say("starting 2 ingest instances, 2 workers, the reconciler and nginx");
+            cluster.startServices();
+            cluster.providerFaultsOn();
+            List<Path> ledgers = load(cluster, files, database, history, schedule);
+            history.close();
+            say("collecting the history, the database, the topics and the ledgers");
+            CheckReport report = HistoryChecker.check(RunRecordCollector.collect(database.jdbcUrl(), database.user(),
+                    database.password(), cluster.broker().bootstrapServers(), ledgers,
+                    settings.work().resolve("history.jsonl")));
+            write(report);
+            return report;
+        } finally {
+            if (keep) {
+                say("database kept: " + database.name());
+            } else {
+                database.close();
+            }
+        }
+    }
+
+    private List<Path> load(Cluster cluster, ChaosFiles files, ChaosDatabase database, History history,
+                            FaultSchedule schedule) throws InterruptedException {
+        Map<String, String> tokens = new HashMap<>();
+        ChaosFiles.OWNERS.forEach(owner -> tokens.put(owner, files.token(owner)));
+        Operator operator = new Operator(settings.seed(), history, () -> unknownAttempts(database), cluster.api(),
+                files.token(ChaosFiles.OPERATOR), tokens);
+        FaultInjector faults = new FaultInjector(schedule, history, target(cluster),
+                ChaosSettings.MAX_POLL_INTERVAL.plusSeconds(5));
+        try (LoadGenerator load = new LoadGenerator(settings, history, cluster.api(), tokens, ChaosFiles.OWNERS,
+                cluster.broker().bootstrapServers())) {
+            say("load and faults for " + settings.load().toSeconds() + " s");
+            operator.start();
+            faults.start();
+            load.run(Duration.ofSeconds(90));
+            faults.await(Duration.ofMinutes(2));
+            say("load done (" + load.inFlight() + " submissions still unanswered), " + faults.injected()
+                    + " faults injected; letting the operator finish");
+        } finally {
+            faults.close();
+            operator.close();
+            faultsNotInflicted = faults.notInflicted();
+        }
+        say("draining: waiting until nothing is PENDING, STARTING, unsent or unconsumed");
+        String pending = new Drain(database, cluster.broker().bootstrapServers()).await(DRAIN_TIMEOUT);
+        if (!pending.isEmpty()) {
+            history.info("note", "drain timed out after " + DRAIN_TIMEOUT.toSeconds() + " s: " + pending);
+            say("drain timed out: " + pending);
+        }
+        return cluster.saveLedgers();
+    }
+
+    private static FaultInjector.Target target(Cluster cluster) {
+        return new FaultInjector.Target() {
+            @Override
+            public void killAndRestart(String service, Duration down) {
+                cluster.process(service).kill();
+                Cluster.sleep(down.toMillis());
+                cluster.start(service);
+            }
+
+            @Override
+            public void freeze(String service) {
+                cluster.process(service).signal("STOP");
+            }
+
+            @Override
+            public void thaw(String service) {
+                cluster.process(service).signal("CONT");
+            }
+
+            @Override
+            public void restartBroker() {
+                cluster.broker().restart();
+            }
+
+            @Override
+            public Duration restartPostgres() {
+                return Postgres.restart();
+            }
+
+            @Override
+            public void providerOutage(Duration duration) {
+                cluster.providerOutage(duration);
+            }
+        };
+    }
+
+    private static List<Operator.UnknownAttempt> unknownAttempts(ChaosDatabase database) throws Exception {
+        List<Operator.UnknownAttempt> unknown = new ArrayList<>();
+        for (List<String> row : database.query("SELECT a.id, a.job_id, a.provider, j.owner_id FROM attempts a "
+                + "JOIN jobs j ON j.id = a.job_id WHERE a.status = 'UNKNOWN'")) {
+            unknown.add(new Operator.UnknownAttempt(row.get(0), row.get(1), row.get(2), row.get(3)));
+        }
+        return unknown;
+    }
+
+    /** Failover only goes to certified providers: certify both for every contract before the load. */
+    private void certify(Cluster cluster, ChaosFiles files, ChaosDatabase database) {
+        Map<String, String> env = cluster.providerEnv();
+        try (Database pool = Database.connect(new DatabaseConfig(database.jdbcUrl(), database.user(),
+                database.password(), 2), "chaos-certify");
+             ProviderClients clients = ProviderClients.create(ProviderClients.defaultHttpClient(), env)) {
+            List<CertificationReport> reports = new CertificationRunner(new Certifier(clients),
+                    new CertificationStore(pool), Providers.load(files.providersFile(), env),
+                    Contracts.load(files.contractsDir())).run(Optional.empty(), Optional.empty());
+            for (CertificationReport report : reports) {
+                say("certification: " + report.provider() + " for " + report.contractLabel() + ": "
+                        + (report.passed() ? "passed" : "FAILED"));
+                if (!report.passed()) {
+                    throw new IllegalStateException("the simulator " + report.provider() + " failed certification "
+                            + "with its faults off; the run cannot fail over: " + report.checks());
+                }
+            }
+        }
+    }
+
+    /** Faults of the schedule that could not be inflicted (the run is then weaker than planned), with reasons. */
+    public List<String> faultsNotInflicted() {
+        return faultsNotInflicted;
+    }
+
+    private void write(CheckReport report) {
+        String text = "# Chaos run " + settings.mode() + ", seed " + settings.seed() + "\n\n" + report.render()
+                + (faultsNotInflicted.isEmpty() ? "" : "\nFaults that could not be inflicted:\n- "
+                + String.join("\n- ", faultsNotInflicted) + "\n");
+        try {
+            Files.writeString(settings.work().resolve("report.md"), text);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the report", e);
+        }
+        out.println(text);
+        out.println(report.passed() ? "PASS: no anomaly (seed " + settings.seed() + ")"
+                : "FAIL: " + report.anomalies().size() + " anomalies; replay with --seed " + settings.seed());
+    }
+
+    private void say(String line) {
+        out.println("[chaos " + java.time.LocalTime.now().withNano(0) + "] " + line);
+        out.flush();
+    }
+}

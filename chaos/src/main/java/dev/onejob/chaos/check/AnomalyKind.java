@@ -1,0 +1,63 @@
+package dev.onejob.chaos.check;
+
+/**
+ * Every way a chaos run's recorded history can break an invariant of onejob, with the name the report prints.
+ * Each kind is found by exactly one check in {@link IntentChecks}, {@link ResultChecks} or {@link AttemptChecks}.
+ */
+public enum AnomalyKind {
+    /** More than one job row for one (owner, key). */
+    DUPLICATE_JOB("duplicate-job"),
+    /** Evidence that an intent was accepted (a 2xx, an ack, an outcome naming a job), but no job row. */
+    LOST_INTENT("lost-intent"),
+    /** An answer (HTTP or job-request-outcomes) naming a job other than the database's job for the intent. */
+    ANSWER_NAMES_OTHER_JOB("answer-names-other-job"),
+    /** A submission with a different fingerprint than its intent's first one, answered as accepted. */
+    CONFLICT_ACCEPTED("conflict-accepted"),
+    /** A job row whose (owner, key) no client ever submitted. */
+    JOB_WITHOUT_SUBMISSION("job-without-submission"),
+    /** A poison record acknowledged on job-requests that is not on job-requests.dlq with a reason. */
+    POISON_NOT_DEAD_LETTERED("poison-not-dead-lettered"),
+    /** A poison record dead-lettered more often than it was sent. */
+    POISON_DEAD_LETTERED_TWICE("poison-dead-lettered-twice"),
+    /** More than one job-results record for one job. */
+    DUPLICATE_RESULT("duplicate-result"),
+    /** A finished job without a job-results record. */
+    MISSING_RESULT("missing-result"),
+    /** A job-results record for a job that is not finished (or not there) in the database. */
+    RESULT_FOR_UNFINISHED_JOB("result-for-unfinished-job"),
+    /** A job-results record whose status is not the job's final status in the database. */
+    RESULT_STATUS_DIFFERS("result-status-differs"),
+    /** A succeeded job whose published or stored result is not what its winning attempt returned. */
+    RESULT_NOT_WINNERS("result-not-winners"),
+    /** A discarded result (a losing SUCCEEDED completion) without a race-audit record. */
+    RACE_AUDIT_MISSING("race-audit-missing"),
+    /** A discarded result with more than one race-audit record. */
+    RACE_AUDIT_DUPLICATED("race-audit-duplicated"),
+    /** A race-audit record whose losing attempt is its job's winner. */
+    RACE_AUDIT_NAMES_WINNER("race-audit-names-winner"),
+    /** More than one provider call with one attempt id as its Idempotency-Key. */
+    DOUBLE_CALL("double-call"),
+    /** A provider call for an attempt the database never started. */
+    CALL_WITHOUT_START("call-without-start"),
+    /** Two attempts of one job live at the same time. */
+    OVERLAPPING_ATTEMPTS("overlapping-attempts"),
+    /** After the drain: a job or attempt still waiting for a component, not for a person. */
+    STUCK("stuck"),
+    /** A started attempt without an attempt-commands record. */
+    ATTEMPT_COMMAND_MISSING("attempt-command-missing"),
+    /** An attempt with more than one attempt-commands record. */
+    ATTEMPT_COMMAND_DUPLICATED("attempt-command-duplicated"),
+    /** A record on a checked topic that could not be read, so the checks could not see it. */
+    UNREADABLE_RECORD("unreadable-record");
+
+    private final String wireName;
+
+    AnomalyKind(String wireName) {
+        this.wireName = wireName;
+    }
+
+    /** The name in the report, e.g. {@code duplicate-job}. */
+    public String wireName() {
+        return wireName;
+    }
+}

@@ -1,0 +1,79 @@
+package dev.onejob.chaos.check;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.onejob.chaos.check.RunRecord.AttemptRow;
+import dev.onejob.chaos.check.RunRecord.JobRow;
+import dev.onejob.core.json.Json;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The {@code jobs} and {@code attempts} rows as one consistent snapshot (one read-only repeatable-read transaction),
+ * read with plain JDBC. Consumes a connection it does not close; produces {@link JobRow}s and {@link AttemptRow}s.
+ */
+record LedgerSnapshot(List<JobRow> jobs, List<AttemptRow> attempts) {
+    private static final String SELECT_JOBS = """
+            SELECT id, owner_id, idempotency_key, status, completed_by, result::text AS result
+            FROM jobs ORDER BY created_at, id""";
+    private static final String SELECT_ATTEMPTS = """
+            SELECT id, job_id, number, provider, status, created_at, started_at, finished_at
+            FROM attempts ORDER BY job_id, number""";
+
+    static LedgerSnapshot read(Connection connection) throws SQLException {
+        boolean autoCommit = connection.getAutoCommit();
+        int isolation = connection.getTransactionIsolation();
+        connection.setAutoCommit(false);
+        connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+        connection.setReadOnly(true);
+        try {
+            LedgerSnapshot snapshot = new LedgerSnapshot(jobs(connection), attempts(connection));
+            connection.commit();
+            return snapshot;
+        } catch (SQLException | RuntimeException e) {
+            connection.rollback();
+            throw e;
+        } finally {
+            connection.setReadOnly(false);
+            connection.setTransactionIsolation(isolation);
+            connection.setAutoCommit(autoCommit);
+        }
+    }
+
+    private static List<JobRow> jobs(Connection connection) throws SQLException {
+        List<JobRow> jobs = new ArrayList<>();
+        try (PreparedStatement select = connection.prepareStatement(SELECT_JOBS);
+             ResultSet row = select.executeQuery()) {
+            while (row.next()) {
+                String result = row.getString("result");
+                JsonNode json = result == null ? null : Json.parse(result);
+                jobs.add(new JobRow(row.getString("id"), row.getString("owner_id"), row.getString("idempotency_key"),
+                        row.getString("status"), row.getString("completed_by"), json));
+            }
+        }
+        return jobs;
+    }
+
+    private static List<AttemptRow> attempts(Connection connection) throws SQLException {
+        List<AttemptRow> attempts = new ArrayList<>();
+        try (PreparedStatement select = connection.prepareStatement(SELECT_ATTEMPTS);
+             ResultSet row = select.executeQuery()) {
+            while (row.next()) {
+                attempts.add(new AttemptRow(row.getString("id"), row.getString("job_id"), row.getInt("number"),
+                        row.getString("provider"), row.getString("status"), instant(row, "created_at"),
+                        instant(row, "started_at"), instant(row, "finished_at")));
+            }
+        }
+        return attempts;
+    }
+
+    private static Instant instant(ResultSet row, String column) throws SQLException {
+        OffsetDateTime time = row.getObject(column, OffsetDateTime.class);
+        return time == null ? null : time.toInstant();
+    }
+}

@@ -1,0 +1,153 @@
+package dev.onejob.chaos.fault;
+
+import dev.onejob.chaos.history.History;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Inflicts a {@link FaultSchedule} on the running cluster: each fault at its time, recorded in the history first
+ * (type info, {@code f} = fault, detail starting with the fault's label). A worker frozen by SIGSTOP is thawed by a
+ * timer, so the next faults keep their times. A fault that cannot be inflicted is recorded too and the run goes on;
+ * the report lists it. Owns its scheduler.
+ */
+public final class FaultInjector implements AutoCloseable {
+    /** What the injector does to the cluster, one method per fault. */
+    public interface Target {
+        void killAndRestart(String service, Duration down);
+
+        void freeze(String service);
+
+        void thaw(String service);
+
+        void restartBroker();
+
+        Duration restartPostgres();
+
+        void providerOutage(Duration duration);
+    }
+
+    private final FaultSchedule schedule;
+    private final History history;
+    private final Target target;
+    private final Duration freezeFor;
+    private final ScheduledExecutorService thawer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread thread = new Thread(r, "chaos-thaw");
+        thread.setDaemon(true);
+        return thread;
+    });
+    private final Thread thread;
+    private volatile int frozenWorker = -1;
+    private volatile int injected;
+    private final java.util.List<String> notInflicted = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    public FaultInjector(FaultSchedule schedule, History history, Target target, Duration freezeFor) {
+        this.schedule = schedule;
+        this.history = history;
+        this.target = target;
+        this.freezeFor = freezeFor;
+        this.thread = new Thread(this::run, "chaos-faults");
+        thread.setDaemon(true);
+    }
+
+    public void start() {
+        thread.start();
+    }
+
+    private void run() {
+        long start = System.nanoTime();
+        for (FaultSchedule.Fault fault : schedule.faults()) {
+            long wait = start + fault.at().toNanos() - System.nanoTime();
+            try {
+                if (wait > 0) {
+                    TimeUnit.NANOSECONDS.sleep(wait);
+                }
+            } catch (InterruptedException e) {
+                return;
+            }
+            inflict(fault);
+        }
+    }
+
+    private void inflict(FaultSchedule.Fault fault) {
+        String label = fault.kind().label();
+        try {
+            switch (fault.kind()) {
+                case KILL_WORKER -> {
+                    String worker = "worker-" + otherThanFrozen(fault.target());
+                    history.info("fault", label + " " + worker + " kill -9, started again after 2 s");
+                    target.killAndRestart(worker, Duration.ofSeconds(2));
+                }
+                case KILL_RECONCILER -> {
+                    history.info("fault", label + " result-reconciler kill -9, started again after 2 s");
+                    target.killAndRestart("result-reconciler", Duration.ofSeconds(2));
+                }
+                case KILL_INGEST -> {
+                    String ingest = "ingest-" + fault.target();
+                    history.info("fault", label + " " + ingest + " kill -9, started again after 3 s");
+                    target.killAndRestart(ingest, Duration.ofSeconds(3));
+                }
+                case STOP_WORKER -> freeze(label, otherThanFrozen(fault.target()));
+                case RESTART_BROKER -> {
+                    history.info("fault", label + " kafka kill -9, started again on its data");
+                    target.restartBroker();
+                }
+                case RESTART_POSTGRES -> {
+                    history.info("fault", label + " pg_ctlcluster restart -m immediate");
+                    Duration down = target.restartPostgres();
+                    history.info("note", "postgres answered again after " + down.toMillis() + " ms");
+                }
+                case PROVIDER_OUTAGE -> {
+                    history.info("fault", label + " primary refuses connections for 20 s");
+                    target.providerOutage(Duration.ofSeconds(20));
+                }
+            }
+            injected++;
+        } catch (RuntimeException e) {
+            history.info("note", "fault " + label + " could not be inflicted: " + e.getMessage());
+            notInflicted.add(label + ": " + e.getMessage());
+        }
+    }
+
+    private void freeze(String label, int worker) {
+        String name = "worker-" + worker;
+        history.info("fault", label + " " + name + " SIGSTOP for " + freezeFor.toSeconds() + " s, then SIGCONT");
+        frozenWorker = worker;
+        target.freeze(name);
+        thawer.schedule(() -> {
+            try {
+                target.thaw(name);
+                history.info("note", name + " SIGCONT");
+            } finally {
+                frozenWorker = -1;
+            }
+        }, freezeFor.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private int otherThanFrozen(int wanted) {
+        return wanted == frozenWorker ? 1 - wanted : wanted;
+    }
+
+    public int injected() {
+        return injected;
+    }
+
+    /** Faults that could not be inflicted, each with the reason. */
+    public java.util.List<String> notInflicted() {
+        return java.util.List.copyOf(notInflicted);
+    }
+
+    /** Waits for the schedule to finish (and a frozen worker to be thawed). */
+    public void await(Duration timeout) throws InterruptedException {
+        thread.join(timeout.toMillis());
+        thawer.shutdown();
+        thawer.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void close() {
+        thread.interrupt();
+        thawer.shutdownNow();
+    }
+}

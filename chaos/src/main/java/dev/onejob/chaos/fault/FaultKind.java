@@ -1,0 +1,29 @@
+package dev.onejob.chaos.fault;
+
+/** The faults a chaos run inflicts; {@link #label()} is the word the history and the report use. */
+public enum FaultKind {
+    /** kill -9 of an attempt worker, started again 2 s later. */
+    KILL_WORKER("kill-worker"),
+    /** kill -9 of the result reconciler, started again 2 s later. */
+    KILL_RECONCILER("kill-reconciler"),
+    /** kill -9 of one of the two ingest instances behind nginx, started again 3 s later. */
+    KILL_INGEST("kill-ingest"),
+    /** SIGSTOP of a worker for longer than max.poll.interval.ms, then SIGCONT: a zombie wakes up. */
+    STOP_WORKER("stop-worker"),
+    /** kill -9 of the Kafka broker, started again on the same data. */
+    RESTART_BROKER("restart-broker"),
+    /** An immediate-mode restart of the PostgreSQL server (a crash and recovery). */
+    RESTART_POSTGRES("restart-postgres"),
+    /** The primary provider refuses connections for 20 s. */
+    PROVIDER_OUTAGE("provider-outage");
+
+    private final String label;
+
+    FaultKind(String label) {
+        this.label = label;
+    }
+
+    public String label() {
+        return label;
+    }
+}

@@ -1,0 +1,49 @@
+package dev.onejob.chaos.fault;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * When each fault strikes, drawn from the seed: every kind {@code rounds} times, in a shuffled order, one per slot of
+ * the load window between 8% and 85% of it, at a drawn point in the first half of its slot, so two faults are never
+ * closer than half a slot and the last leaves time to recover before the load ends. {@code target} picks the
+ * instance (worker or ingest 0 or 1) for the faults that have a choice.
+ */
+public record FaultSchedule(List<Fault> faults) {
+    /** One scheduled fault. */
+    public record Fault(Duration at, FaultKind kind, int target) {
+    }
+
+    public static FaultSchedule draw(long seed, Duration load, int rounds) {
+        Random random = new Random(seed ^ 0x5DEECE66DL);
+        List<FaultKind> kinds = new ArrayList<>();
+        for (int round = 0; round < rounds; round++) {
+            kinds.addAll(List.of(FaultKind.values()));
+        }
+        Collections.shuffle(kinds, random);
+        long from = load.toMillis() * 8 / 100;
+        long to = load.toMillis() * 85 / 100;
+        long slot = (to - from) / kinds.size();
+        List<Fault> faults = new ArrayList<>();
+        for (int i = 0; i < kinds.size(); i++) {
+            long at = from + i * slot + (long) (random.nextDouble() * slot / 2);
+            faults.add(new Fault(Duration.ofMillis(at), kinds.get(i), random.nextInt(2)));
+        }
+        faults.sort(Comparator.comparing(Fault::at));
+        return new FaultSchedule(List.copyOf(faults));
+    }
+
+    public String describe() {
+        StringBuilder text = new StringBuilder();
+        for (Fault fault : faults) {
+            text.append(String.format("  +%6.1f s  %s%s%n", fault.at().toMillis() / 1000.0, fault.kind().label(),
+                    fault.kind() == FaultKind.KILL_WORKER || fault.kind() == FaultKind.STOP_WORKER
+                            || fault.kind() == FaultKind.KILL_INGEST ? " #" + fault.target() : ""));
+        }
+        return text.toString();
+    }
+}

@@ -1,0 +1,210 @@
+package dev.onejob.chaos.sim;
+
+import dev.onejob.simulator.Behaviour;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.StringJoiner;
+import java.util.UUID;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+
+/**
+ * The seeded misbehaviour plan of one chaos simulator: which {@link Fault} each attempt meets.
+ *
+ * <p>Consumes an {@code Idempotency-Key} (the attempt id); produces the simulator {@link Behaviour} for it, as a
+ * behaviour plan ({@code SimulatorConfig.withBehaviourPlan}). The choice is a pure function of (seed, key): a hash,
+ * never a counter, so the same seed gives every attempt the same fault whatever order the requests arrive in, and
+ * every retry of one attempt id meets the same fault. Keys that are not canonical UUIDs, and missing keys, always
+ * get a plain answer. Owns nothing mutable: an immutable value, safe to share between handler threads.
+ */
+public final class FaultPlan implements Function<String, Behaviour> {
+
+    /** What one attempt meets, in the order the hash's unit interval is cut into. */
+    public enum Fault {
+        /** Held past the soft timeout, then answered normally (a late answer). */
+        LATE_ANSWER("late_answer"),
+        /** Held until the simulator closes; the caller's hard timeout ends the call. */
+        HANG_FOREVER("hang_forever"),
+        /** HTTP 500 in the protocol's error shape. */
+        SERVER_ERROR("status_500"),
+        /** A 200 whose answer breaks the contract: an invented key or a dropped required field. */
+        CONTRACT_VIOLATION("contract_violation"),
+        /** A normal answer after a small delay. */
+        ANSWER("answer");
+
+        private final String label;
+
+        Fault(String label) {
+            this.label = label;
+        }
+
+        /** The name used in {@link #describe()} and {@link #fractions()}. */
+        public String label() {
+            return label;
+        }
+    }
+
+    /**
+     * The share of attempts per fault; the rest get {@link Fault#ANSWER}.
+     *
+     * @throws IllegalArgumentException when a share is outside 0..1 or they add up to more than 1
+     */
+    public record Fractions(double lateAnswer, double hangForever, double serverError, double contractViolation) {
+        /** 5% late answers, 5% hangs, 3% HTTP 500, 2% contract violations. */
+        public static final Fractions DEFAULTS = new Fractions(0.05, 0.05, 0.03, 0.02);
+        /** No faults: every attempt is answered normally. */
+        public static final Fractions NONE = new Fractions(0, 0, 0, 0);
+
+        public Fractions {
+            for (double share : new double[] {lateAnswer, hangForever, serverError, contractViolation}) {
+                if (!(share >= 0 && share <= 1)) {
+                    throw new IllegalArgumentException("a fault fraction must be within 0..1, was " + share);
+                }
+            }
+            if (lateAnswer + hangForever + serverError + contractViolation > 1 + 1e-9) {
+                throw new IllegalArgumentException("fault fractions add up to more than 1: " + lateAnswer + " + "
+                        + hangForever + " + " + serverError + " + " + contractViolation);
+            }
+        }
+
+        double answer() {
+            return Math.max(0, 1 - lateAnswer - hangForever - serverError - contractViolation);
+        }
+    }
+
+    public static final long DEFAULT_LATE_ANSWER_MS = 6000;
+    public static final long DEFAULT_ANSWER_DELAY_MS = 50;
+    /** The key a contract-violating answer invents; no contract in this project declares it. */
+    static final String INVENTED_KEY = "chaos_invented";
+    /** Only the canonical 8-4-4-4-12 form: {@link UUID#fromString} alone also accepts shortened groups. */
+    private static final Pattern CANONICAL_UUID =
+            Pattern.compile("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
+
+    private final long seed;
+    private final Fractions fractions;
+    private final long lateAnswerMs;
+    private final long answerDelayMs;
+
+    public FaultPlan(long seed, Fractions fractions, long lateAnswerMs, long answerDelayMs) {
+        if (lateAnswerMs < 0 || answerDelayMs < 0) {
+            throw new IllegalArgumentException("delays must be >= 0, were late_answer_ms=" + lateAnswerMs
+                    + " answer_delay_ms=" + answerDelayMs);
+        }
+        this.seed = seed;
+        this.fractions = Objects.requireNonNull(fractions, "fractions");
+        this.lateAnswerMs = lateAnswerMs;
+        this.answerDelayMs = answerDelayMs;
+    }
+
+    /** The default fractions and delays for {@code seed}. */
+    public static FaultPlan withDefaults(long seed) {
+        return new FaultPlan(seed, Fractions.DEFAULTS, DEFAULT_LATE_ANSWER_MS, DEFAULT_ANSWER_DELAY_MS);
+    }
+
+    public FaultPlan withFractions(Fractions newFractions) {
+        return new FaultPlan(seed, newFractions, lateAnswerMs, answerDelayMs);
+    }
+
+    public FaultPlan withLateAnswerMs(long ms) {
+        return new FaultPlan(seed, fractions, ms, answerDelayMs);
+    }
+
+    public FaultPlan withAnswerDelayMs(long ms) {
+        return new FaultPlan(seed, fractions, lateAnswerMs, ms);
+    }
+
+    public long seed() {
+        return seed;
+    }
+
+    /** The fault {@code idempotencyKey} meets; {@link Fault#ANSWER} for null and non-UUID keys. */
+    public Fault faultFor(String idempotencyKey) {
+        if (idempotencyKey == null || !CANONICAL_UUID.matcher(idempotencyKey).matches()) {
+            return Fault.ANSWER;
+        }
+        double point = unit(hash(UUID.fromString(idempotencyKey)));
+        double bound = fractions.lateAnswer();
+        if (point < bound) {
+            return Fault.LATE_ANSWER;
+        }
+        bound += fractions.hangForever();
+        if (point < bound) {
+            return Fault.HANG_FOREVER;
+        }
+        bound += fractions.serverError();
+        if (point < bound) {
+            return Fault.SERVER_ERROR;
+        }
+        bound += fractions.contractViolation();
+        return point < bound ? Fault.CONTRACT_VIOLATION : Fault.ANSWER;
+    }
+
+    /** The simulator behaviour for {@code idempotencyKey}; never null, so the simulator's default rule is unused. */
+    @Override
+    public Behaviour apply(String idempotencyKey) {
+        return switch (faultFor(idempotencyKey)) {
+            case LATE_ANSWER -> Behaviour.hangThenAnswer(Duration.ofMillis(lateAnswerMs));
+            case HANG_FOREVER -> Behaviour.hangForever();
+            case SERVER_ERROR -> Behaviour.status(500);
+            case CONTRACT_VIOLATION -> violation(UUID.fromString(idempotencyKey));
+            case ANSWER -> Behaviour.answerAfter(Duration.ofMillis(answerDelayMs));
+        };
+    }
+
+    /** Each fault's label and configured share, in {@link Fault} order; the shares add up to 1. */
+    public Map<String, Double> fractions() {
+        Map<String, Double> shares = new LinkedHashMap<>();
+        shares.put(Fault.LATE_ANSWER.label(), fractions.lateAnswer());
+        shares.put(Fault.HANG_FOREVER.label(), fractions.hangForever());
+        shares.put(Fault.SERVER_ERROR.label(), fractions.serverError());
+        shares.put(Fault.CONTRACT_VIOLATION.label(), fractions.contractViolation());
+        shares.put(Fault.ANSWER.label(), fractions.answer());
+        return Collections.unmodifiableMap(shares);
+    }
+
+    /**
+     * One whitespace-free token for log lines, e.g. {@code seed=42,late_answer=0.050/6000ms,hang_forever=0.050,
+     * status_500=0.030,contract_violation=0.020,answer=0.850/50ms} (without the line break).
+     */
+    public String describe() {
+        StringJoiner text = new StringJoiner(",");
+        text.add("seed=" + seed);
+        fractions().forEach((label, share) -> {
+            String delay = label.equals(Fault.LATE_ANSWER.label()) ? "/" + lateAnswerMs + "ms"
+                    : label.equals(Fault.ANSWER.label()) ? "/" + answerDelayMs + "ms" : "";
+            text.add(label + "=" + String.format(Locale.ROOT, "%.3f", share) + delay);
+        });
+        return text.toString();
+    }
+
+    @Override
+    public String toString() {
+        return "FaultPlan[" + describe() + "]";
+    }
+
+    /** Alternates by a hash bit the unit point does not use, so both kinds occur in every share. */
+    private Behaviour violation(UUID key) {
+        return (hash(key) & 1) == 0 ? Behaviour.inventKey(INVENTED_KEY) : Behaviour.dropField(null, 1);
+    }
+
+    private long hash(UUID key) {
+        return mix(mix(seed ^ key.getMostSignificantBits()) ^ key.getLeastSignificantBits());
+    }
+
+    /** The top 53 bits as a double in [0, 1). */
+    private static double unit(long hash) {
+        return (hash >>> 11) * 0x1.0p-53;
+    }
+
+    /** SplitMix64's finaliser: every input bit affects every output bit. */
+    private static long mix(long value) {
+        long z = value + 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+}

@@ -1,0 +1,254 @@
+package dev.onejob.chaos.check;
+
+import static dev.onejob.chaos.check.CleanRun.ATT_A1;
+import static dev.onejob.chaos.check.CleanRun.ATT_B1;
+import static dev.onejob.chaos.check.CleanRun.ATT_B2;
+import static dev.onejob.chaos.check.CleanRun.ATT_C1;
+import static dev.onejob.chaos.check.CleanRun.ATT_F1;
+import static dev.onejob.chaos.check.CleanRun.FP_A;
+import static dev.onejob.chaos.check.CleanRun.JOB_A;
+import static dev.onejob.chaos.check.CleanRun.JOB_C;
+import static dev.onejob.chaos.check.CleanRun.JOB_D;
+import static dev.onejob.chaos.check.CleanRun.JOB_F;
+import static dev.onejob.chaos.check.CleanRun.json;
+import static dev.onejob.chaos.check.CleanRun.t;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.onejob.chaos.check.RunRecord.AttemptCommand;
+import dev.onejob.chaos.check.RunRecord.AttemptRow;
+import dev.onejob.chaos.check.RunRecord.Completion;
+import dev.onejob.chaos.check.RunRecord.DeadLetter;
+import dev.onejob.chaos.check.RunRecord.JobResult;
+import dev.onejob.chaos.check.RunRecord.JobRow;
+import dev.onejob.chaos.check.RunRecord.ProviderCall;
+import dev.onejob.chaos.check.RunRecord.RaceAudit;
+import dev.onejob.chaos.check.RunRecord.RequestOutcome;
+import dev.onejob.chaos.history.Op;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class HistoryCheckerTest {
+
+    @Test
+    void aCleanRunPassesWithItsFigures() {
+        CheckReport report = HistoryChecker.check(new CleanRun().build());
+
+        assertTrue(report.passed(), report::render);
+        Map<String, Long> expected = new LinkedHashMap<>();
+        expected.put("intents", 6L);
+        expected.put("submissions", 11L);
+        expected.put("submissions via http", 7L);
+        expected.put("submissions via kafka", 4L);
+        expected.put("re-submissions", 5L);
+        expected.put("conflicting submissions", 2L);
+        expected.put("submit outcomes ok", 7L);
+        expected.put("submit outcomes fail", 1L);
+        expected.put("submit outcomes unknown", 3L);
+        expected.put("poison records sent", 1L);
+        expected.put("dead letters", 1L);
+        expected.put("resolves", 1L);
+        expected.put("fallback presses", 1L);
+        expected.put("faults injected", 3L);
+        expected.put("faults kill-worker", 2L);
+        expected.put("faults restart-broker", 1L);
+        expected.put("jobs", 5L);
+        expected.put("jobs QUEUED", 0L);
+        expected.put("jobs RUNNING", 0L);
+        expected.put("jobs UNKNOWN", 1L);
+        expected.put("jobs NEEDS_ACTION", 1L);
+        expected.put("jobs SUCCEEDED", 2L);
+        expected.put("jobs FAILED", 0L);
+        expected.put("jobs CANCELLED", 1L);
+        expected.put("attempts", 6L);
+        expected.put("attempts PENDING", 0L);
+        expected.put("attempts STARTING", 0L);
+        expected.put("attempts UNKNOWN", 1L);
+        expected.put("attempts SUCCEEDED", 2L);
+        expected.put("attempts FAILED", 1L);
+        expected.put("attempts CANCELLED", 1L);
+        expected.put("attempts DISCARDED", 1L);
+        expected.put("provider calls", 5L);
+        expected.put("lost races", 1L);
+        expected.put("intents awaiting resolution", 2L);
+        expected.put(RunFigures.DEAD_LETTERS_REPEATED, 0L);
+        expected.put("anomalies", 0L);
+        Map<String, Long> actual = new LinkedHashMap<>();
+        report.figures().forEach(f -> actual.put(f.name(), f.value()));
+        assertEquals(expected, actual);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("brokenRuns")
+    void eachBrokenInvariantIsReportedAsItsOwnKind(String what, AnomalyKind kind, Consumer<CleanRun> breakIt) {
+        CleanRun run = new CleanRun();
+        breakIt.accept(run);
+
+        CheckReport report = HistoryChecker.check(run.build());
+
+        assertEquals(Set.of(kind), report.counts().keySet(), report::render);
+        assertEquals(report.anomalies().size(), report.figure("anomalies"));
+    }
+
+    @Test
+    void everyAnomalyKindHasABrokenRunThatProducesIt() {
+        Set<AnomalyKind> covered = brokenRuns().map(a -> (AnomalyKind) a.get()[1])
+                .collect(Collectors.toCollection(() -> EnumSet.noneOf(AnomalyKind.class)));
+        assertEquals(EnumSet.allOf(AnomalyKind.class), covered);
+    }
+
+    @Test
+    void aKafkaSubmitAnsweredInvalidIsNoEvidenceOfAJob() {
+        CleanRun run = new CleanRun();
+        Op sent = run.kafka("dave", "k-invalid", FP_A, Op.OK);
+        run.outcomes.add(new RequestOutcome(sent.requestId(), "dave", "k-invalid", "INVALID", null));
+
+        assertTrue(HistoryChecker.check(run.build()).passed());
+    }
+
+    @Test
+    void aPoisonSendOfUnknownOutcomeMayBeDeadLetteredOnceOrNever() {
+        CleanRun never = new CleanRun();
+        never.poison("poison-2", Op.UNKNOWN);
+        CleanRun once = new CleanRun();
+        once.poison("poison-2", Op.UNKNOWN);
+        once.deadLetters.add(new DeadLetter("poison-2", "not JSON"));
+
+        assertTrue(HistoryChecker.check(never.build()).passed());
+        assertTrue(HistoryChecker.check(once.build()).passed());
+    }
+
+    @Test
+    void aPoisonRecordRedeliveredAfterACrashIsOneDeadLetterRepeated() {
+        CleanRun run = new CleanRun();
+        run.deadLetters.add(new DeadLetter("poison-1", "the value is not valid JSON (7 bytes)", "job-requests/0/17"));
+
+        CheckReport report = HistoryChecker.check(run.build());
+
+        assertTrue(report.passed(), report.render());
+        assertEquals(1, report.figure(RunFigures.DEAD_LETTERS_REPEATED));
+    }
+
+    static Stream<Arguments> brokenRuns() {
+        return Stream.of(brokenIntents(), brokenResults(), brokenAttempts()).flatMap(s -> s);
+    }
+
+    private static Stream<Arguments> brokenIntents() {
+        return Stream.of(
+                broken("a second job row for one (owner, key)", AnomalyKind.DUPLICATE_JOB,
+                        r -> r.jobs.add(new JobRow(CleanRun.id("job-a2"), "alice", "k-a", "NEEDS_ACTION", null,
+                                null))),
+                broken("an acknowledged Kafka submit without a job", AnomalyKind.LOST_INTENT,
+                        r -> r.kafka("dave", "k-lost", FP_A, Op.OK)),
+                broken("an unknown Kafka submit answered CREATED, without a job", AnomalyKind.LOST_INTENT, r -> {
+                    Op sent = r.kafka("dave", "k-lost", FP_A, Op.UNKNOWN);
+                    r.outcomes.add(new RequestOutcome(sent.requestId(), "dave", "k-lost", "CREATED",
+                            CleanRun.id("job-lost")));
+                }),
+                broken("an HTTP answer naming another job", AnomalyKind.ANSWER_NAMES_OTHER_JOB,
+                        r -> r.http("alice", "k-a", FP_A, Op.OK, JOB_C, 200)),
+                broken("an outcome record naming another job", AnomalyKind.ANSWER_NAMES_OTHER_JOB,
+                        r -> r.outcomes.add(new RequestOutcome(null, "alice", "k-a", "REPLAYED", JOB_D))),
+                broken("a conflicting HTTP submit answered 200", AnomalyKind.CONFLICT_ACCEPTED,
+                        r -> r.http("alice", "k-a", "9".repeat(64), Op.OK, JOB_A, 200)),
+                broken("a conflicting Kafka submit answered REPLAYED", AnomalyKind.CONFLICT_ACCEPTED,
+                        r -> replaceOutcome(r, r.requestDConflict, "REPLAYED")),
+                broken("a job nobody submitted", AnomalyKind.JOB_WITHOUT_SUBMISSION,
+                        r -> r.jobs.add(new JobRow(CleanRun.id("job-z"), "zed", "k-z", "NEEDS_ACTION", null, null))),
+                broken("an acknowledged poison record not dead-lettered", AnomalyKind.POISON_NOT_DEAD_LETTERED,
+                        r -> r.deadLetters.clear()),
+                broken("a dead letter without a reason", AnomalyKind.POISON_NOT_DEAD_LETTERED,
+                        r -> r.deadLetters.replaceAll(d -> new DeadLetter(d.key(), ""))),
+                broken("a poison record dead-lettered twice", AnomalyKind.POISON_DEAD_LETTERED_TWICE,
+                        r -> r.deadLetters.add(new DeadLetter("poison-1", "again", "job-requests/1/3"))));
+    }
+
+    private static Stream<Arguments> brokenResults() {
+        return Stream.of(
+                broken("two job-results records for one job", AnomalyKind.DUPLICATE_RESULT,
+                        r -> r.results.add(r.results.get(0))),
+                broken("a cancelled job without a job-results record", AnomalyKind.MISSING_RESULT,
+                        r -> r.results.removeIf(x -> x.jobId().equals(JOB_C))),
+                broken("a job-results record for a NEEDS_ACTION job", AnomalyKind.RESULT_FOR_UNFINISHED_JOB,
+                        r -> r.results.add(new JobResult(JOB_D, "bob", "k-d", "FAILED", null, null))),
+                broken("a job-results record with another status", AnomalyKind.RESULT_STATUS_DIFFERS,
+                        r -> r.results.replaceAll(x -> x.jobId().equals(JOB_C)
+                                ? new JobResult(JOB_C, "alice", "k-c", "FAILED", null, null) : x)),
+                broken("a published result that is not the winner's", AnomalyKind.RESULT_NOT_WINNERS,
+                        r -> r.results.replaceAll(x -> x.jobId().equals(JOB_A)
+                                ? new JobResult(JOB_A, "alice", "k-a", "SUCCEEDED", ATT_A1, json("{\"answer\":\"b\"}"))
+                                : x)),
+                broken("a published result naming another winner", AnomalyKind.RESULT_NOT_WINNERS,
+                        r -> r.results.replaceAll(x -> x.jobId().equals(JOB_A)
+                                ? new JobResult(JOB_A, "alice", "k-a", "SUCCEEDED", ATT_B2, x.result()) : x)),
+                broken("a stored result that is not the winner's", AnomalyKind.RESULT_NOT_WINNERS,
+                        r -> r.jobs.replaceAll(j -> j.id().equals(JOB_A)
+                                ? new JobRow(JOB_A, "alice", "k-a", "SUCCEEDED", ATT_A1, json("{\"answer\":\"x\"}"))
+                                : j)),
+                broken("a succeeded job whose winner never completed", AnomalyKind.RESULT_NOT_WINNERS,
+                        r -> r.completions.removeIf(c -> c.attemptId().equals(ATT_A1))),
+                broken("a discarded result without a race-audit", AnomalyKind.RACE_AUDIT_MISSING,
+                        r -> r.raceAudits.clear()),
+                broken("a discarded result audited twice", AnomalyKind.RACE_AUDIT_DUPLICATED,
+                        r -> r.raceAudits.add(r.raceAudits.get(0))),
+                broken("a race-audit naming the winner as loser", AnomalyKind.RACE_AUDIT_NAMES_WINNER,
+                        r -> r.raceAudits.add(new RaceAudit(JOB_A, null, ATT_A1, "lost-cas"))));
+    }
+
+    private static Stream<Arguments> brokenAttempts() {
+        return Stream.of(
+                broken("two calls with one attempt id", AnomalyKind.DOUBLE_CALL,
+                        r -> r.calls.add(new ProviderCall("anthropic", ATT_A1, "anthropic-messages", 200))),
+                broken("a call for an attempt never started", AnomalyKind.CALL_WITHOUT_START,
+                        r -> r.calls.add(new ProviderCall("openai", ATT_C1, "openai-chat", 200))),
+                broken("a second attempt created before the first finished", AnomalyKind.OVERLAPPING_ATTEMPTS,
+                        r -> replaceAttempt(r, ATT_B2, a -> new AttemptRow(a.id(), a.jobId(), a.number(),
+                                a.provider(), a.status(), t(4), a.startedAt(), a.finishedAt()))),
+                broken("a job still RUNNING", AnomalyKind.STUCK,
+                        r -> r.jobs.replaceAll(j -> j.id().equals(JOB_F)
+                                ? new JobRow(JOB_F, "carol", "k-f", "RUNNING", null, null) : j)),
+                broken("an attempt still PENDING", AnomalyKind.STUCK,
+                        r -> replaceAttempt(r, ATT_C1, a -> new AttemptRow(a.id(), a.jobId(), a.number(),
+                                a.provider(), "PENDING", a.createdAt(), null, null))),
+                broken("a job UNKNOWN without an UNKNOWN attempt", AnomalyKind.STUCK,
+                        r -> replaceAttempt(r, ATT_F1, a -> new AttemptRow(a.id(), a.jobId(), a.number(),
+                                a.provider(), "FAILED", a.createdAt(), a.startedAt(), t(9)))),
+                broken("a started attempt without a command", AnomalyKind.ATTEMPT_COMMAND_MISSING,
+                        r -> r.commands.removeIf(c -> c.attemptId().equals(ATT_A1))),
+                broken("an attempt with two commands", AnomalyKind.ATTEMPT_COMMAND_DUPLICATED,
+                        r -> r.commands.add(new AttemptCommand(ATT_B2, CleanRun.JOB_B))),
+                broken("an unreadable completion", AnomalyKind.UNREADABLE_RECORD,
+                        r -> r.unreadable.add("attempt-completions/0/42: 'attempt_id' is missing or not a string")));
+    }
+
+    private static Arguments broken(String what, AnomalyKind kind, Consumer<CleanRun> breakIt) {
+        return Arguments.of(what, kind, breakIt);
+    }
+
+    private static void replaceOutcome(CleanRun run, String requestId, String outcome) {
+        run.outcomes.replaceAll(o -> requestId.equals(o.requestId())
+                ? new RequestOutcome(o.requestId(), o.ownerId(), o.idempotencyKey(), outcome, o.jobId()) : o);
+    }
+
+    private static void replaceAttempt(CleanRun run, String attemptId, UnaryOperator<AttemptRow> change) {
+        run.attempts.replaceAll(a -> a.id().equals(attemptId) ? change.apply(a) : a);
+    }
+
+    @Test
+    void aLateResultDeliveredTwiceStillNeedsOnlyOneAudit() {
+        CleanRun run = new CleanRun();
+        run.completions.add(new Completion(ATT_B1, CleanRun.JOB_B, "SUCCEEDED", json("{\"answer\": \"late\"}")));
+
+        assertTrue(HistoryChecker.check(run.build()).passed());
+    }
+}

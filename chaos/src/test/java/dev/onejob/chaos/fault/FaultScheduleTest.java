@@ -1,0 +1,39 @@
+package dev.onejob.chaos.fault;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class FaultScheduleTest {
+
+    @Test
+    void theSameSeedDrawsTheSameScheduleAndAnotherSeedAnother() {
+        FaultSchedule first = FaultSchedule.draw(42, Duration.ofMinutes(2), 1);
+        assertEquals(first, FaultSchedule.draw(42, Duration.ofMinutes(2), 1));
+        assertNotEquals(first, FaultSchedule.draw(43, Duration.ofMinutes(2), 1));
+    }
+
+    @Test
+    void everyKindStrikesOncePerRoundInsideTheWindowAndHalfASlotApart() {
+        Duration load = Duration.ofMinutes(15);
+        FaultSchedule schedule = FaultSchedule.draw(7, load, 3);
+        Map<FaultKind, Integer> counts = new EnumMap<>(FaultKind.class);
+        schedule.faults().forEach(f -> counts.merge(f.kind(), 1, Integer::sum));
+        for (FaultKind kind : FaultKind.values()) {
+            assertEquals(3, counts.get(kind), kind.label());
+        }
+        long slot = (load.toMillis() * 77 / 100) / schedule.faults().size();
+        for (int i = 0; i < schedule.faults().size(); i++) {
+            long at = schedule.faults().get(i).at().toMillis();
+            assertTrue(at >= load.toMillis() * 8 / 100 && at < load.toMillis() * 85 / 100, "inside the window: " + at);
+            if (i > 0) {
+                assertTrue(at - schedule.faults().get(i - 1).at().toMillis() >= slot / 2, "apart: " + at);
+            }
+        }
+    }
+}

@@ -14,6 +14,7 @@ import dev.onejob.core.config.Providers;
 import dev.onejob.core.contract.Contracts;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.db.DatabaseConfig;
+import dev.onejob.testing.proc.ChildProcess;
 import dev.onejob.testing.proc.ProcessRunner;
 import dev.onejob.worker.certify.CertificationReport;
 import dev.onejob.worker.certify.CertificationRunner;
@@ -71,11 +72,12 @@ public final class ChaosRun {
             cluster.providerFaultsOn();
             List<Path> ledgers = load(cluster, files, database, history, schedule);
             history.close();
+            cluster.stopPipeline();
             say("collecting the history, the database, the topics and the ledgers");
             CheckReport report = HistoryChecker.check(RunRecordCollector.collect(database.jdbcUrl(), database.user(),
                     database.password(), cluster.broker().bootstrapServers(), ledgers,
                     settings.work().resolve("history.jsonl")));
-            write(report);
+            write(report, NginxRetries.read(cluster.nginx().accessLog()));
             return report;
         } finally {
             if (keep) {
@@ -122,7 +124,7 @@ public final class ChaosRun {
             @Override
             public void killAndRestart(String service, Duration down) {
                 cluster.process(service).kill();
-                Cluster.sleep(down.toMillis());
+                ChildProcess.sleep(down.toMillis());
                 cluster.start(service);
             }
 
@@ -187,8 +189,9 @@ public final class ChaosRun {
         return faultsNotInflicted;
     }
 
-    private void write(CheckReport report) {
+    private void write(CheckReport report, NginxRetries retries) {
         String text = "# Chaos run " + settings.mode() + ", seed " + settings.seed() + "\n\n" + report.render()
+                + "\n" + retries.render()
                 + (faultsNotInflicted.isEmpty() ? "" : "\nFaults that could not be inflicted:\n- "
                 + String.join("\n- ", faultsNotInflicted) + "\n");
         try {

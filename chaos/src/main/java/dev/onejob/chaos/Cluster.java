@@ -40,8 +40,8 @@ final class Cluster implements AutoCloseable {
     private final ProcessRunner runner;
     private final ChaosFiles files;
     private final ChaosDatabase database;
-    private final Map<String, Integer> generations = new HashMap<>();
-    private final Map<String, ChildProcess> services = new HashMap<>();
+    private final Map<String, Integer> generations = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, ChildProcess> services = new java.util.concurrent.ConcurrentHashMap<>();
     private final int[] ingestPorts = new int[INGESTS];
     private KafkaBroker broker;
     private Nginx nginx;
@@ -129,7 +129,7 @@ final class Cluster implements AutoCloseable {
                 if (process.isAlive() || attempt == 5) {
                     throw e;
                 }
-                sleep(3_000);
+                ChildProcess.sleep(3_000);
             }
         }
     }
@@ -247,18 +247,8 @@ final class Cluster implements AutoCloseable {
         }
     }
 
-    static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
-    }
-
-    /** Stops nginx, the services (SIGTERM, then kill), the simulators and the broker. */
-    @Override
-    public void close() {
+    /** Stops nginx, the services (SIGTERM, then kill) and the simulators; the broker stays, for the checker. */
+    void stopPipeline() {
         if (nginx != null) {
             nginx.close();
         }
@@ -269,6 +259,12 @@ final class Cluster implements AutoCloseable {
                 process.close();
             }
         }
+    }
+
+    /** Stops everything, the broker last. */
+    @Override
+    public void close() {
+        stopPipeline();
         if (broker != null) {
             broker.close();
         }

@@ -65,7 +65,15 @@ public final class NginxBinary {
         try {
             Files.createDirectories(tools);
             download = Files.createTempDirectory(tools, "download-");
-            run(List.of("apt-get", "download", "nginx"), download);
+            try {
+                run(List.of("apt-get", "download", "nginx"), download);
+            } catch (IllegalStateException e) {
+                // A machine whose package lists were never fetched knows no nginx yet: fetch them once, then retry.
+                LOG.info("apt-get download nginx failed ({}); refreshing the package lists and trying again",
+                        e.getMessage());
+                run(List.of("apt-get", "update"), download);
+                run(List.of("apt-get", "download", "nginx"), download);
+            }
             Path deb = onlyDeb(download);
             // Unpack beside the final place and move it in one step, so a concurrent run never sees half a tree.
             staging = Files.createTempDirectory(tools, "nginx-");

@@ -11,4 +11,27 @@ public final class DatabaseException extends RuntimeException {
     public String sqlState() {
         return ((SQLException) getCause()).getSQLState();
     }
+
+    /**
+     * Whether {@code failure} (or a cause) says PostgreSQL could not be reached or went away mid-statement: a
+     * connection exception (SQLState class 08), the server shutting down or starting (57P01..57P03), too many
+     * connections (53300), or the pool giving up waiting for a connection. Such a failure is worth a retry; the
+     * transaction it ended was rolled back, or (if the connection broke during the commit) may have committed, which
+     * an idempotent retry settles.
+     */
+    public static boolean isUnavailable(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.sql.SQLTransientConnectionException) {
+                return true;
+            }
+            if (t instanceof SQLException sql && sql.getSQLState() != null) {
+                String state = sql.getSQLState();
+                if (state.startsWith("08") || state.equals("57P01") || state.equals("57P02") || state.equals("57P03")
+                        || state.equals("53300")) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
 }

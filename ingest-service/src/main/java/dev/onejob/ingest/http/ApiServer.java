@@ -12,6 +12,7 @@ import dev.onejob.ingest.JobRequests;
 import dev.onejob.ingest.Principal;
 import dev.onejob.ingest.Tokens;
 import dev.onejob.worker.certify.CertificationRunner;
+import dev.onejob.core.db.DatabaseException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -96,6 +97,15 @@ public final class ApiServer implements AutoCloseable {
                 status = problem.status();
                 Exchanges.sendProblem(exchange, problem);
             } catch (RuntimeException e) {
+                if (DatabaseException.isUnavailable(e)) {
+                    log.warn("event=http_database_unavailable method={} path={} error={}", method, path, e.toString());
+                    status = 503;
+                    Exchanges.sendProblem(exchange, new Problem(503, "database-unavailable", "Database unavailable",
+                            "PostgreSQL cannot be reached right now; retry with the same Idempotency-Key (if this "
+                                    + "request was committed after all, the retry returns its job)")
+                            .with("retry_after_seconds", "1"));
+                    return;
+                }
                 log.error("event=http_error method={} path={} error={}", method, path, e.toString(), e);
                 status = 500;
                 Exchanges.sendProblem(exchange, new Problem(500, "internal", "Internal error",

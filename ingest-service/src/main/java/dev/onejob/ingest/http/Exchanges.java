@@ -91,7 +91,7 @@ final class Exchanges {
             exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"onejob\"");
         }
         var body = problem.body(exchange.getRequestURI().getPath());
-        if (problem.status() == 429 && body.has("retry_after_seconds")) {
+        if ((problem.status() == 429 || problem.status() == 503) && body.has("retry_after_seconds")) {
             exchange.getResponseHeaders().set("Retry-After", body.get("retry_after_seconds").asText());
         }
         send(exchange, problem.status(), "application/problem+json", Json.write(body).getBytes(StandardCharsets.UTF_8));

@@ -129,7 +129,7 @@ public final class ChildProcess implements AutoCloseable {
         }
     }
 
-    static void sleep(long ms) {
+    public static void sleep(long ms) {
         try {
             Thread.sleep(ms);
         } catch (InterruptedException e) {

@@ -69,10 +69,10 @@ public final class Database implements AutoCloseable {
                     connection.commit();
                     return value;
                 } catch (SQLException | RuntimeException e) {
-                    connection.rollback();
+                    rollback(connection, e);
                     throw e;
                 } finally {
-                    connection.setAutoCommit(true);
+                    restoreAutoCommit(connection);
                 }
             } catch (SQLException e) {
                 if (!isRetryable(e)) {
@@ -82,6 +82,27 @@ public final class Database implements AutoCloseable {
             }
         }
         throw new DatabaseException(last);
+    }
+
+    /**
+     * Rolls back after {@code failure}; when the connection itself is gone (the server restarted, the pool evicted
+     * it) the rollback fails too, and that failure is kept as suppressed so the first cause stays the one reported.
+     */
+    private static void rollback(Connection connection, Exception failure) {
+        try {
+            connection.rollback();
+        } catch (SQLException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    /** A broken connection cannot be reset; the pool discards it on close, so there is nothing to restore. */
+    private static void restoreAutoCommit(Connection connection) {
+        try {
+            connection.setAutoCommit(true);
+        } catch (SQLException ignored) {
+            // the connection is closed or broken; closing it returns nothing usable to the pool
+        }
     }
 
     private static boolean isRetryable(SQLException e) {

@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -29,6 +30,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -121,7 +123,14 @@ public final class AttemptWorker implements Runnable, AutoCloseable {
             offsets.put(new TopicPartition(record.topic(), record.partition()), new OffsetAndMetadata(record.offset() + 1));
         }
         // Every STARTING transition of this poll is committed in PostgreSQL by now.
-        consumer.commitSync(offsets);
+        try {
+            consumer.commitSync(offsets);
+        } catch (CommitFailedException | RebalanceInProgressException e) {
+            // This member was out of the group for longer than max.poll.interval.ms (a long pause, a frozen
+            // process) and its partitions went to another; the next poll rejoins. The records come again to
+            // whoever owns them now, and the PENDING -> STARTING guard makes them harmless the second time.
+            log.warn("event=commit_refused reason=\"{}\" action=rejoin", e.getClass().getSimpleName());
+        }
     }
 
     private void rewind(ConsumerRecords<byte[], byte[]> records) {

@@ -61,6 +61,11 @@ public final class WorkerMain {
             return;
         }
         Thread loop = new Thread(worker, "attempt-worker");
+        // A worker whose consumer loop died would stay up and consume nothing: exit, so a supervisor restarts it.
+        loop.setUncaughtExceptionHandler((thread, error) -> {
+            log.error("event=worker_loop_died error=\"{}\" action=exit", error.toString());
+            System.exit(1);
+        });
         loop.start();
         log.info("event=started service=attempt-worker group={} kafka={} providers={} contracts={} max_in_flight={} "
                         + "metrics={}", AttemptWorker.GROUP_ID, config.kafka().bootstrapServers(), providers.all().size(),

@@ -29,6 +29,34 @@ class AttemptWorkerIT {
     }
 
     @Test
+    void aWorkerEvictedFromItsGroupMidPollRejoinsAndGoesOnWorking() throws Exception {
+        // given a worker that may go 1 s between polls, and a test transaction holding the row its next attempt is on
+        AttemptWorker worker = fixture.startWorker(fixture.providers(Duration.ofSeconds(5), Duration.ofSeconds(10)),
+                new dev.onejob.core.kafka.KafkaConfig(fixture.bootstrap, 1_000));
+        Attempt stalled = fixture.submit(1, "I loved it").get(0);
+        try (java.sql.Connection lock = dev.onejob.testing.TestDatabase.shared().dataSource().getConnection()) {
+            lock.setAutoCommit(false);
+            try (var statement = lock.prepareStatement("SELECT 1 FROM attempts WHERE id = ? FOR UPDATE")) {
+                statement.setObject(1, stalled.id());
+                statement.executeQuery().close();
+            }
+            fixture.relay(1);
+            // when the worker's PENDING -> STARTING waits on that row past max.poll.interval.ms (it leaves the group)
+            Thread.sleep(4_000);
+            lock.rollback();
+        }
+
+        // then its offset commit is refused, yet it rejoins: the stalled attempt and a new one both complete, once
+        Attempt after = fixture.submit(1, "still here").get(0);
+        fixture.relay(1);
+        List<AttemptCompletion> completions = fixture.completions(List.of(stalled, after), 2, Duration.ofSeconds(60));
+        assertEquals(2, completions.size(), completions.toString());
+        assertEquals(1, fixture.primary.requestsWithIdempotencyKey(stalled.id().toString()));
+        assertEquals(1, fixture.primary.requestsWithIdempotencyKey(after.id().toString()));
+        assertEquals(2, worker.started(), "the same worker started both");
+    }
+
+    @Test
     void aCommandDeliveredThreeTimesCallsTheProviderOnce() {
         // given a worker and one job
         fixture.startWorker(fixture.providers(Duration.ofSeconds(5), Duration.ofSeconds(10)));

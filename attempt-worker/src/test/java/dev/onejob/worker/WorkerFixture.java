@@ -80,7 +80,11 @@ final class WorkerFixture implements AutoCloseable {
     }
 
     AttemptWorker startWorker(Providers providers) {
-        AttemptWorker worker = new AttemptWorker(new KafkaConfig(bootstrap), "test-worker-" + workers.size(), ledger,
+        return startWorker(providers, new KafkaConfig(bootstrap));
+    }
+
+    AttemptWorker startWorker(Providers providers, KafkaConfig kafka) {
+        AttemptWorker worker = new AttemptWorker(kafka, "test-worker-" + workers.size(), ledger,
                 providers, contracts, clients, 256, new WorkerMetrics());
         Thread thread = new Thread(worker, "test-worker-" + workers.size());
         thread.start();

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -26,6 +27,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -129,7 +131,14 @@ public final class JobRequestConsumer implements Runnable, AutoCloseable {
                     envelope.idempotencyKey(), outcomes.get(j)));
         }
         publishAnswers(all, answers);
-        consumer.commitSync(nextOffsets(all));
+        try {
+            consumer.commitSync(nextOffsets(all));
+        } catch (CommitFailedException | RebalanceInProgressException e) {
+            // Out of the group past max.poll.interval.ms: the next poll rejoins, and these records come again to
+            // whoever owns them now, where the ledger answers them REPLAYED.
+            log.warn("event=commit_refused group={} reason=\"{}\" action=rejoin", GROUP_ID,
+                    e.getClass().getSimpleName());
+        }
     }
 
     private void publishAnswers(List<ConsumerRecord<byte[], byte[]>> all, List<Object> answers) {

@@ -1,6 +1,5 @@
 package dev.onejob.bench.proc;
 
-import dev.onejob.testing.proc.ChildProcess;
 import dev.onejob.testing.proc.ProcessRunner;
 import java.io.BufferedReader;
 import java.io.IOException;

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
@@ -38,6 +39,7 @@ public final class IngestService implements AutoCloseable {
     private final IngestMetrics metrics = new IngestMetrics();
     private final List<Thread> threads = new ArrayList<>();
     private final List<AutoCloseable> parts = new ArrayList<>();
+    private final AtomicReference<String> stoppedPart = new AtomicReference<>();
     private ApiServer api;
     private ProviderClients clients;
     private Admin admin;
@@ -90,13 +92,30 @@ public final class IngestService implements AutoCloseable {
     private void startThread(String name, Runnable part) {
         Thread thread = new Thread(part, name);
         thread.setDaemon(true);
+        thread.setUncaughtExceptionHandler(recordingStop(stoppedPart));
         thread.start();
         threads.add(thread);
         parts.add((AutoCloseable) part);
     }
 
-    /** Ready when PostgreSQL and Kafka both answer; otherwise which does not. */
+    /**
+     * Records the first part thread that died, so {@code /health} says so (503) and a supervisor restarts the
+     * instance: a dead consumer or relay would otherwise leave the HTTP API up with nothing behind it.
+     */
+    static Thread.UncaughtExceptionHandler recordingStop(AtomicReference<String> stopped) {
+        return (thread, error) -> {
+            stopped.compareAndSet(null, "the " + thread.getName() + " thread stopped (" + error + "); restart this "
+                    + "instance");
+            log.error("event=part_stopped part={} error=\"{}\" action=report_not_ready", thread.getName(),
+                    error.toString(), error);
+        };
+    }
+
+    /** Ready when every part runs and PostgreSQL and Kafka both answer; otherwise what is wrong. */
     private String notReady() {
+        if (stoppedPart.get() != null) {
+            return stoppedPart.get();
+        }
         try (Connection connection = database.dataSource().getConnection()) {
             if (!connection.isValid(2)) {
                 return "PostgreSQL does not answer";

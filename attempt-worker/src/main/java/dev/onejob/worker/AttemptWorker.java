@@ -10,9 +10,10 @@ import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.kafka.Topics;
 import dev.onejob.core.ledger.LedgerStore;
 import dev.onejob.core.ledger.TransitionOutcome;
-import dev.onejob.worker.provider.CallOutcome;
-import dev.onejob.worker.provider.ProviderCall;
-import dev.onejob.worker.provider.ProviderClient;
+import dev.onejob.core.service.Loops;
+import dev.onejob.providers.CallOutcome;
+import dev.onejob.providers.ProviderCall;
+import dev.onejob.providers.ProviderClient;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -45,7 +46,7 @@ import org.slf4j.LoggerFactory;
  * durable. Calls run off the poll thread; their outcomes go to {@code attempt-completions}: UNKNOWN at the soft
  * deadline when no answer came, then SUCCEEDED or FAILED if a late answer arrives before the hard deadline.
  */
-public final class AttemptWorker implements Runnable, AutoCloseable {
+public final class AttemptWorker implements Loops.Loop {
     private static final Logger log = LoggerFactory.getLogger(AttemptWorker.class);
     public static final String GROUP_ID = "attempt-worker";
     static final String DLQ_REASON_HEADER = "onejob-dlq-reason";

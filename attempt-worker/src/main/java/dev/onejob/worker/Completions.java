@@ -6,7 +6,7 @@ import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.kafka.Topics;
 import dev.onejob.core.outbox.OutboxStore;
-import dev.onejob.worker.provider.CallOutcome;
+import dev.onejob.providers.CallOutcome;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

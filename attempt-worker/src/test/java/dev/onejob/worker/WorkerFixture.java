@@ -20,7 +20,7 @@ import dev.onejob.simulator.SimulatorConfig;
 import dev.onejob.testing.TestDatabase;
 import dev.onejob.testing.TestKafka;
 import dev.onejob.testing.TopicProbe;
-import dev.onejob.worker.provider.ProviderClients;
+import dev.onejob.providers.ProviderClients;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -16,10 +16,9 @@ import dev.onejob.core.db.Database;
 import dev.onejob.core.db.DatabaseConfig;
 import dev.onejob.testing.proc.ChildProcess;
 import dev.onejob.testing.proc.ProcessRunner;
-import dev.onejob.worker.certify.CertificationReport;
-import dev.onejob.worker.certify.CertificationRunner;
-import dev.onejob.worker.certify.Certifier;
-import dev.onejob.worker.provider.ProviderClients;
+import dev.onejob.providers.certify.CertificationReport;
+import dev.onejob.providers.certify.CertificationRunner;
+import dev.onejob.providers.ProviderClients;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -170,7 +169,7 @@ public final class ChaosRun {
         try (Database pool = Database.connect(new DatabaseConfig(database.jdbcUrl(), database.user(),
                 database.password(), 2), "chaos-certify");
              ProviderClients clients = ProviderClients.create(ProviderClients.defaultHttpClient(), env)) {
-            List<CertificationReport> reports = new CertificationRunner(new Certifier(clients),
+            List<CertificationReport> reports = CertificationRunner.over(clients,
                     new CertificationStore(pool), Providers.load(files.providersFile(), env),
                     Contracts.load(files.contractsDir())).run(Optional.empty(), Optional.empty());
             for (CertificationReport report : reports) {

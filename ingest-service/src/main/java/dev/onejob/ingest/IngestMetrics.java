@@ -37,8 +37,4 @@ public final class IngestMetrics {
     public void deadLettered(String topic) {
         Counter.builder("onejob_dead_letters").tag("topic", topic).register(registry).increment();
     }
-
-    public void relayed(int events) {
-        Counter.builder("onejob_outbox_relayed").register(registry).increment(events);
-    }
 }

@@ -5,6 +5,8 @@ import dev.onejob.core.db.DatabaseConfig;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.kafka.KafkaTopics;
 import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.outbox.OutboxRelay;
+import dev.onejob.core.service.Loops;
 import dev.onejob.testing.TestDatabase;
 import dev.onejob.testing.TestKafka;
 import java.io.IOException;
@@ -53,7 +55,8 @@ final class IngestFixture {
         IngestConfig config = new IngestConfig(databaseConfig, new KafkaConfig(bootstrap), "127.0.0.1", 0,
                 64 * 1024, 16, tokens, Path.of("../config/providers.yaml"), Path.of("../config/contracts"), false,
                 "ingest-test", 0);
-        service = new IngestService(config, database, Map.of(), OutboxRelay.Hooks.NONE);
+        service = new IngestService(config, database, Map.of(), OutboxRelay.Hooks.NONE,
+                Loops.REPORT_ONLY);
         service.start();
         // backup is certified for sentiment as the contract is now; primary is not (it is only ever a target here)
         var contract = dev.onejob.core.contract.Contracts.load(Path.of("../config/contracts")).find("sentiment")
@@ -80,7 +83,7 @@ final class IngestFixture {
 
     synchronized void startRelay() {
         if (relayThread == null) {
-            relay = new OutboxRelay(database, databaseConfig, new KafkaConfig(bootstrap), "test-relay", relayMetrics,
+            relay = new OutboxRelay(database, databaseConfig, new KafkaConfig(bootstrap), "test-relay", relayMetrics.registry(),
                     OutboxRelay.Hooks.NONE, OutboxRelay.DEFAULT_LEASE);
             relayThread = new Thread(relay, "test-relay");
             relayThread.setDaemon(true);

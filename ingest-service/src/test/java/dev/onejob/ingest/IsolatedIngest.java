@@ -10,6 +10,8 @@ import dev.onejob.core.json.JsonSchemas;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.kafka.KafkaTopics;
 import dev.onejob.core.kafka.Topics;
+import dev.onejob.core.outbox.OutboxRelay;
+import dev.onejob.core.service.Loops;
 import dev.onejob.testing.EmbeddedKafka;
 import dev.onejob.testing.TestDatabase;
 import dev.onejob.testing.TopicProbe;
@@ -46,7 +48,8 @@ final class IsolatedIngest implements AutoCloseable {
         service = new IngestService(new IngestConfig(database, new KafkaConfig(broker.bootstrapServers()),
                 "127.0.0.1", 0, 64 * 1024, 2, tokens, Path.of("../config/providers.yaml"),
                 Path.of("../config/contracts"), false, "ingest-isolated-test", 0),
-                Database.wrap(db.dataSource()), Map.of(), OutboxRelay.Hooks.NONE);
+                Database.wrap(db.dataSource()), Map.of(), OutboxRelay.Hooks.NONE,
+                Loops.REPORT_ONLY);
         service.start();
         upstream = new JobRequestPublisher(broker.bootstrapServers());
     }

@@ -10,6 +10,7 @@ import dev.onejob.core.ledger.LedgerStore;
 import dev.onejob.core.ledger.NewJob;
 import dev.onejob.core.ledger.SubmitOutcome;
 import dev.onejob.core.json.Json;
+import dev.onejob.core.outbox.OutboxRelay;
 import dev.onejob.core.outbox.OutboxStore;
 import dev.onejob.testing.TopicProbe;
 import java.time.Duration;
@@ -52,7 +53,7 @@ class OutboxRelayIT {
 
     private OutboxRelay relay(String name, OutboxRelay.Hooks hooks, Duration lease) {
         return new OutboxRelay(ingest.database, ingest.databaseConfig, new KafkaConfig(ingest.bootstrap), name,
-                new IngestMetrics(), hooks, lease);
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), hooks, lease);
     }
 
     private List<org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]>> commandsOf(UUID jobId) {

@@ -8,6 +8,8 @@ import dev.onejob.core.db.Database;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.outbox.OutboxRelay;
+import dev.onejob.core.service.Loops;
 import dev.onejob.testing.TestDatabase;
 import dev.onejob.testing.TestKafka;
 import java.net.URI;
@@ -40,7 +42,8 @@ class RateLimitIT {
                 System.getenv("DATABASE_PASSWORD"), 2), new KafkaConfig(TestKafka.shared().bootstrapServers()),
                 "127.0.0.1", 0, 64 * 1024, 4, tokens, Path.of("../config/providers.yaml"),
                 Path.of("../config/contracts"), false, "rate-limit-test", 1);
-        service = new IngestService(config, database, Map.of(), OutboxRelay.Hooks.NONE);
+        service = new IngestService(config, database, Map.of(), OutboxRelay.Hooks.NONE,
+                Loops.REPORT_ONLY);
         service.start();
     }
 

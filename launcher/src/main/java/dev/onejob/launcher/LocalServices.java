@@ -1,26 +1,21 @@
 package dev.onejob.launcher;
 
 import dev.onejob.core.config.ConfigException;
-import dev.onejob.core.certification.CertificationStore;
-import dev.onejob.core.config.Providers;
-import dev.onejob.core.contract.Contracts;
+import dev.onejob.core.config.Env;
+import dev.onejob.core.config.Settings;
 import dev.onejob.core.db.Database;
-import dev.onejob.core.kafka.KafkaConfig;
-import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.outbox.OutboxRelay;
+import dev.onejob.core.service.ServiceMain;
 import dev.onejob.ingest.IngestConfig;
 import dev.onejob.ingest.IngestService;
-import dev.onejob.ingest.OutboxRelay;
+import dev.onejob.providers.certify.CertificationReport;
+import dev.onejob.providers.certify.CertificationRunner;
 import dev.onejob.reconciler.ReconcilerConfig;
-import dev.onejob.reconciler.ResultReconciler;
+import dev.onejob.reconciler.ReconcilerService;
 import dev.onejob.simulator.ProviderSimulator;
 import dev.onejob.simulator.SimulatorConfig;
-import dev.onejob.worker.AttemptWorker;
 import dev.onejob.worker.WorkerConfig;
-import dev.onejob.worker.WorkerMetrics;
-import dev.onejob.worker.certify.CertificationReport;
-import dev.onejob.worker.certify.CertificationRunner;
-import dev.onejob.worker.certify.Certifier;
-import dev.onejob.worker.provider.ProviderClients;
+import dev.onejob.worker.WorkerService;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -28,6 +23,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * The pipeline's services in one process, on the local stack's database and broker: the provider simulator as
@@ -43,8 +39,12 @@ final class LocalServices implements AutoCloseable {
     private final Map<String, ProviderSimulator> simulators = new HashMap<>();
     private IngestService ingest;
 
-    LocalServices(Progress progress) {
+    private final Consumer<String> onDeadLoop;
+
+    /** {@code onDeadLoop}: what a service's dead loop does to this process ({@code ./onejob dev} exits 1). */
+    LocalServices(Progress progress, Consumer<String> onDeadLoop) {
         this.progress = progress;
+        this.onDeadLoop = onDeadLoop;
     }
 
     void start(Map<String, String> baseEnv, Database database, String bootstrapServers) {
@@ -83,60 +83,52 @@ final class LocalServices implements AutoCloseable {
     private void startIngest(Map<String, String> env, Database database) {
         IngestConfig config = IngestConfig.fromEnv(env);
         progress.step("starting ingest-service on port " + config.httpPort());
-        ingest = new IngestService(config, database, env, OutboxRelay.Hooks.NONE);
-        try {
-            ingest.start();
-        } catch (IOException e) {
-            throw new StartupException("ingest-service cannot listen on port " + config.httpPort() + " ("
-                    + e.getMessage() + "): stop what uses it, or set HTTP_PORT");
-        }
-        started.add(ingest);
+        ingest = new IngestService(config, database, env, OutboxRelay.Hooks.NONE, onDeadLoop);
+        start(ingest, "ingest-service cannot listen on port " + config.httpPort(), "HTTP_PORT");
     }
 
     private void startWorker(Map<String, String> env, Database database) {
         progress.step("starting one attempt-worker");
-        WorkerConfig config = WorkerConfig.fromEnv(env);
-        Providers providers = Providers.load(config.providersFile(), env);
-        Contracts contracts = Contracts.load(config.contractsDir());
-        ProviderClients clients = ProviderClients.create(ProviderClients.defaultHttpClient(), env);
-        AttemptWorker worker = new AttemptWorker(config.kafka(), "dev-worker", new LedgerStore(database), providers,
-                contracts, clients, config.maxInFlight(), new WorkerMetrics());
-        Thread loop = new Thread(worker, "attempt-worker");
-        loop.setDaemon(true);
-        loop.start();
-        started.add(clients);
-        started.add(worker);
+        Map<String, String> workerEnv = new HashMap<>(env);
+        // In one process the ingest service's port carries the API; the worker's own /metrics stays off.
+        workerEnv.putIfAbsent(Env.METRICS_PORT, "-1");
+        workerEnv.putIfAbsent(Env.INSTANCE_ID, "dev-worker");
+        start(new WorkerService(WorkerConfig.fromEnv(workerEnv), database, workerEnv, onDeadLoop),
+                "attempt-worker cannot serve /metrics", Env.METRICS_PORT);
     }
 
     private void startReconciler(Map<String, String> env, Database database) {
         progress.step("starting result-reconciler (Kafka Streams, exactly_once_v2)");
         Map<String, String> reconcilerEnv = new HashMap<>(env);
-        // In one process the ingest service's port carries the API; the reconciler's own /metrics stays off.
-        reconcilerEnv.putIfAbsent("METRICS_PORT", "-1");
-        reconcilerEnv.putIfAbsent("STREAMS_STATE_DIR",
-                Path.of(env.getOrDefault("ONEJOB_DATA_DIR", ".onejob")).toAbsolutePath().resolve("streams").toString());
-        ReconcilerConfig config = ReconcilerConfig.fromEnv(reconcilerEnv);
-        Providers providers = Providers.load(config.providersFile(), env);
-        Contracts contracts = Contracts.load(config.contractsDir());
-        ResultReconciler reconciler = new ResultReconciler(config, database,
-                ResultReconciler.certified(database, contracts, providers, config.certificationMaxAge()));
-        reconciler.start();
-        started.add(reconciler);
-        if (Boolean.parseBoolean(env.getOrDefault("CERTIFY_ON_START", "true"))) {
-            certifyAll(database, providers, contracts, env);
+        reconcilerEnv.putIfAbsent(Env.METRICS_PORT, "-1");
+        reconcilerEnv.putIfAbsent(Env.STREAMS_STATE_DIR, Path.of(env.getOrDefault(Env.ONEJOB_DATA_DIR, ".onejob"))
+                .toAbsolutePath().resolve("streams").toString());
+        ReconcilerService reconciler = new ReconcilerService(ReconcilerConfig.fromEnv(reconcilerEnv), database,
+                reconcilerEnv, onDeadLoop);
+        start(reconciler, "result-reconciler cannot serve /metrics", Env.METRICS_PORT);
+        if (Settings.of(env).flag(Env.CERTIFY_ON_START, true)) {
+            certifyAll(reconciler.certificationRunner());
         }
     }
 
+    private void start(ServiceMain.Service service, String cannotListen, String portVariable) {
+        try {
+            service.start();
+        } catch (IOException e) {
+            service.close();
+            throw new StartupException(cannotListen + " (" + e.getMessage() + "): stop what uses it, or set "
+                    + portVariable);
+        }
+        started.add(service);
+    }
+
     /** Failover only goes to certified providers: the dev stack certifies every pair once at start. */
-    private void certifyAll(Database database, Providers providers, Contracts contracts, Map<String, String> env) {
+    private void certifyAll(CertificationRunner runner) {
         progress.step("certifying every provider for every contract (CERTIFY_ON_START=false skips this)");
-        try (ProviderClients clients = ProviderClients.create(ProviderClients.defaultHttpClient(), env)) {
-            List<CertificationReport> reports = new CertificationRunner(new Certifier(clients),
-                    new CertificationStore(database), providers, contracts).run(Optional.empty(), Optional.empty());
-            for (CertificationReport report : reports) {
-                progress.step(report.provider() + " for " + report.contractLabel() + ": "
-                        + (report.passed() ? "certified" : "NOT certified (failed: " + failedChecks(report) + ")"));
-            }
+        List<CertificationReport> reports = runner.run(Optional.empty(), Optional.empty());
+        for (CertificationReport report : reports) {
+            progress.step(report.provider() + " for " + report.contractLabel() + ": "
+                    + (report.passed() ? "certified" : "NOT certified (failed: " + failedChecks(report) + ")"));
         }
     }
 

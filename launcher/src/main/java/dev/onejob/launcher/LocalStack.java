@@ -3,6 +3,7 @@ package dev.onejob.launcher;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.db.DatabaseConfig;
 import dev.onejob.core.kafka.KafkaTopics;
+import dev.onejob.core.service.Loops;
 import dev.onejob.testing.EmbeddedKafka;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -12,6 +13,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * The local stack on embedded defaults: PostgreSQL at {@code DATABASE_URL} (database created if missing, migrations
@@ -27,8 +29,17 @@ final class LocalStack implements AutoCloseable {
     private String bootstrapServers;
     private DatabaseConfig databaseConfig;
 
+    private final Consumer<String> onDeadLoop;
+
+    /** A stack whose dead service loops are reported (in the log and on /health) and nothing more. */
     LocalStack(Progress progress) {
+        this(progress, Loops.REPORT_ONLY);
+    }
+
+    /** {@code onDeadLoop}: what a service's dead loop does to this process ({@link Loops#EXIT} for {@code dev}). */
+    LocalStack(Progress progress, Consumer<String> onDeadLoop) {
         this.progress = progress;
+        this.onDeadLoop = onDeadLoop;
     }
 
     void start(Map<String, String> env) {
@@ -58,7 +69,7 @@ final class LocalStack implements AutoCloseable {
             devTokens = DevTokens.ensure(dataDir);
             services.put("TOKENS_FILE", DevTokens.tokensFile(dataDir).toString());
         }
-        this.services = new LocalServices(progress);
+        this.services = new LocalServices(progress, onDeadLoop);
         this.services.start(services, database, bootstrapServers);
     }
 

@@ -76,7 +76,7 @@ public final class OnejobMain {
 
     private static int dev(PrintStream out) {
         Progress progress = new Progress(out);
-        LocalStack stack = new LocalStack(progress);
+        LocalStack stack = new LocalStack(progress, dev.onejob.core.service.Loops.EXIT);
         CountDownLatch stopped = new CountDownLatch(1);
         try {
             stack.start(System.getenv());

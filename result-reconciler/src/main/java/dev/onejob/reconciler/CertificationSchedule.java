@@ -1,7 +1,7 @@
 package dev.onejob.reconciler;
 
-import dev.onejob.worker.certify.CertificationReport;
-import dev.onejob.worker.certify.CertificationRunner;
+import dev.onejob.providers.certify.CertificationReport;
+import dev.onejob.providers.certify.CertificationRunner;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Executors;

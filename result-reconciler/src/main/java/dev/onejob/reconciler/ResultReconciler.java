@@ -4,15 +4,18 @@ import dev.onejob.core.certification.CertificationGate;
 import dev.onejob.core.certification.CertificationStore;
 import dev.onejob.core.config.Providers;
 import dev.onejob.core.contract.Contracts;
-import dev.onejob.worker.certify.CertificationRunner;
+import dev.onejob.providers.certify.CertificationRunner;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.ledger.LedgerStore;
 import dev.onejob.core.ledger.ProviderGate;
 import dev.onejob.core.metrics.LedgerGauges;
 import dev.onejob.core.metrics.OpsServer;
+import dev.onejob.core.outbox.OutboxRelay;
+import dev.onejob.core.service.Loops;
 import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import java.time.Duration;
 import java.util.Properties;
+import java.util.function.Consumer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
@@ -21,7 +24,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The reconciler's parts: the Kafka Streams application ({@code processing.guarantee=exactly_once_v2}) running
- * {@link ReconcilerTopology}, and the {@link Sweeper}. A stream thread that fails (the database is down) is
+ * {@link ReconcilerTopology}, the {@link Sweeper} and, unless {@code OUTBOX_RELAY=false}, an {@link OutboxRelay}
+ * that publishes what the reconciler writes to the outbox (failover commands, job results, race-audit records), so
+ * its output reaches Kafka with no ingest instance running. A stream thread that fails (the database is down) is
  * replaced and its task re-processes from the last committed offset, which the idempotent ledger makes harmless.
  */
 public final class ResultReconciler implements AutoCloseable {
@@ -36,11 +41,15 @@ public final class ResultReconciler implements AutoCloseable {
     private LedgerGauges gauges;
     private OpsServer ops;
     private CertificationSchedule schedule;
+    private final Loops loops;
 
-    public ResultReconciler(ReconcilerConfig config, Database database, ProviderGate gate) {
+    /** {@code onDeadLoop} is what happens when the relay dies ({@link Loops#EXIT} for a reconciler run alone). */
+    public ResultReconciler(ReconcilerConfig config, Database database, ProviderGate gate,
+                            Consumer<String> onDeadLoop) {
         this.config = config;
         this.database = database;
         this.handler = new CompletionHandler(new LedgerStore(database), gate, metrics);
+        this.loops = new Loops(onDeadLoop);
     }
 
     /**
@@ -69,6 +78,11 @@ public final class ResultReconciler implements AutoCloseable {
         sweeper.start(config.sweepInterval());
         gauges = new LedgerGauges(database, metrics.registry());
         new KafkaStreamsMetrics(streams).bindTo(metrics.registry());
+        if (config.relay()) {
+            loops.start("outbox-relay", new OutboxRelay(database, config.database(), config.kafka(),
+                    config.instanceId() + "-relay", metrics.registry(), OutboxRelay.Hooks.NONE,
+                    OutboxRelay.DEFAULT_LEASE));
+        }
         if (config.metricsPort() >= 0) {
             try {
                 ops = OpsServer.start("0.0.0.0", config.metricsPort(), metrics.registry(), this::notReady);
@@ -78,8 +92,9 @@ public final class ResultReconciler implements AutoCloseable {
             }
         }
         log.info("event=started service=result-reconciler application_id={} kafka={} guarantee=exactly_once_v2 "
-                        + "sweep_interval={} metrics={}", config.applicationId(), config.kafka().bootstrapServers(),
-                config.sweepInterval(), ops == null ? "off" : "http://0.0.0.0:" + ops.port() + "/metrics");
+                        + "sweep_interval={} relay={} metrics={}", config.applicationId(),
+                config.kafka().bootstrapServers(), config.sweepInterval(), config.relay(),
+                ops == null ? "off" : "http://0.0.0.0:" + ops.port() + "/metrics");
     }
 
     public KafkaStreams.State state() {
@@ -91,8 +106,11 @@ public final class ResultReconciler implements AutoCloseable {
         return ops == null ? -1 : ops.port();
     }
 
-    /** Ready when the stream threads run and PostgreSQL answers. */
+    /** Ready when the relay (if any) and the stream threads run and PostgreSQL answers. */
     private String notReady() {
+        if (loops.dead().isPresent()) {
+            return loops.dead().get();
+        }
         if (streams.state() != KafkaStreams.State.RUNNING) {
             return "Kafka Streams is " + streams.state();
         }
@@ -133,5 +151,7 @@ public final class ResultReconciler implements AutoCloseable {
         if (streams != null) {
             streams.close(Duration.ofSeconds(10));
         }
+        // Last: the relay publishes what the stream threads wrote before they stopped.
+        loops.close();
     }
 }

@@ -13,6 +13,7 @@ import dev.onejob.core.ledger.Attempt;
 import dev.onejob.core.ledger.AttemptStatus;
 import dev.onejob.core.ledger.JobStatus;
 import dev.onejob.core.ledger.ProviderGate;
+import dev.onejob.core.service.Loops;
 import dev.onejob.testing.Await;
 import dev.onejob.testing.TestDatabase;
 import dev.onejob.testing.TestKafka;
@@ -63,12 +64,18 @@ class ReconcilerIT {
     }
 
     static ResultReconciler startReconciler(String applicationId) throws Exception {
+        return startReconciler(applicationId, false);
+    }
+
+    /** A reconciler on the test broker and database; {@code relay}: whether it runs an outbox relay too. */
+    static ResultReconciler startReconciler(String applicationId, boolean relay) throws Exception {
         TestDatabase db = TestDatabase.shared();
         ReconcilerConfig config = new ReconcilerConfig(new DatabaseConfig(db.jdbcUrl(), db.user(), null, 4),
                 new KafkaConfig(BOOTSTRAP), applicationId, Files.createTempDirectory("streams"),
                 Path.of("../config/providers.yaml"), Path.of("../config/contracts"), Duration.ofMillis(200), 1, 0, null,
-                Duration.ofDays(7));
-        ResultReconciler started = new ResultReconciler(config, DATABASE, ProviderGate.ALLOW_ALL);
+                Duration.ofDays(7), relay, applicationId + "-" + UUID.randomUUID());
+        ResultReconciler started = new ResultReconciler(config, DATABASE, ProviderGate.ALLOW_ALL,
+                Loops.REPORT_ONLY);
         started.start();
         Await.until(Duration.ofSeconds(60), "the reconciler to run", () -> started.state() == KafkaStreams.State.RUNNING);
         return started;

@@ -1,5 +1,7 @@
 package dev.onejob.core.db;
 
+import dev.onejob.core.config.Env;
+import dev.onejob.core.config.Settings;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -25,9 +27,10 @@ public record DatabaseConfig(String jdbcUrl, String user, String password, int p
     }
 
     public static DatabaseConfig fromEnv(Map<String, String> env) {
-        String url = env.getOrDefault("DATABASE_URL", DEFAULT_URL);
-        String user = env.get("DATABASE_USER");
-        String password = env.get("DATABASE_PASSWORD");
+        Settings settings = Settings.of(env);
+        String url = settings.text(Env.DATABASE_URL, DEFAULT_URL);
+        String user = settings.raw(Env.DATABASE_USER).orElse(null);
+        String password = env.get(Env.DATABASE_PASSWORD);
         if (url.startsWith("postgres://") || url.startsWith("postgresql://")) {
             URI uri = URI.create(url);
             String userInfo = uri.getRawUserInfo();
@@ -40,7 +43,7 @@ public record DatabaseConfig(String jdbcUrl, String user, String password, int p
             String query = uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery();
             url = "jdbc:postgresql://" + uri.getHost() + ":" + port + uri.getRawPath() + query;
         }
-        int poolSize = parsePoolSize(env.getOrDefault("DATABASE_POOL_SIZE", "10"));
+        int poolSize = settings.integer(Env.DATABASE_POOL_SIZE, 10, 1, 1000);
         return new DatabaseConfig(url, user == null ? DEFAULT_USER : user, password, poolSize);
     }
 
@@ -62,14 +65,6 @@ public record DatabaseConfig(String jdbcUrl, String user, String password, int p
     @Override
     public String toString() {
         return "DatabaseConfig[jdbcUrl=" + redact(jdbcUrl) + ", user=" + user + ", poolSize=" + poolSize + "]";
-    }
-
-    private static int parsePoolSize(String value) {
-        try {
-            return Integer.parseInt(value.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("DATABASE_POOL_SIZE must be a whole number, got '" + value + "'");
-        }
     }
 
     private static String decode(String s) {

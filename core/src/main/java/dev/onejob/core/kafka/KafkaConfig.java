@@ -1,5 +1,7 @@
 package dev.onejob.core.kafka;
 
+import dev.onejob.core.config.Env;
+import dev.onejob.core.config.Settings;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.clients.CommonClientConfigs;
@@ -32,18 +34,10 @@ public record KafkaConfig(String bootstrapServers, int maxPollIntervalMs) {
     }
 
     public static KafkaConfig fromEnv(Map<String, String> env) {
-        String servers = env.getOrDefault("KAFKA_BOOTSTRAP_SERVERS", DEFAULT_BOOTSTRAP).trim();
-        if (servers.isEmpty()) {
-            throw new IllegalArgumentException("KAFKA_BOOTSTRAP_SERVERS is empty; give host:port[,host:port...]");
-        }
-        String interval = env.getOrDefault("KAFKA_MAX_POLL_INTERVAL_MS",
-                Integer.toString(DEFAULT_MAX_POLL_INTERVAL_MS)).trim();
-        try {
-            return new KafkaConfig(servers, Integer.parseInt(interval));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("KAFKA_MAX_POLL_INTERVAL_MS must be a number of milliseconds, was '"
-                    + interval + "'");
-        }
+        Settings settings = Settings.of(env);
+        return new KafkaConfig(settings.text(Env.KAFKA_BOOTSTRAP_SERVERS, DEFAULT_BOOTSTRAP),
+                settings.integer(Env.KAFKA_MAX_POLL_INTERVAL_MS, DEFAULT_MAX_POLL_INTERVAL_MS, 1_000,
+                        Integer.MAX_VALUE));
     }
 
     public Map<String, Object> producer(String clientId) {

@@ -12,7 +12,7 @@ import dev.onejob.ingest.IngestMetrics;
 import dev.onejob.ingest.JobRequests;
 import dev.onejob.ingest.Principal;
 import dev.onejob.ingest.Tokens;
-import dev.onejob.worker.certify.CertificationRunner;
+import dev.onejob.providers.certify.CertificationRunner;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;

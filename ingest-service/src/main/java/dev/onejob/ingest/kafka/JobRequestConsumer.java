@@ -8,6 +8,7 @@ import dev.onejob.core.ledger.LedgerStore;
 import dev.onejob.core.ledger.NewJob;
 import dev.onejob.core.ledger.SubmitOutcome;
 import dev.onejob.core.outbox.OutboxStore;
+import dev.onejob.core.service.Loops;
 import dev.onejob.ingest.IngestMetrics;
 import dev.onejob.ingest.JobRequests;
 import java.nio.charset.StandardCharsets;
@@ -42,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * broker's acknowledgements are the offsets committed. A crash in between re-delivers the poll, which the ledger
  * answers as REPLAYED: duplicates are harmless, nothing is lost.
  */
-public final class JobRequestConsumer implements Runnable, AutoCloseable {
+public final class JobRequestConsumer implements Loops.Loop {
     private static final Logger log = LoggerFactory.getLogger(JobRequestConsumer.class);
     public static final String GROUP_ID = "ingest-service";
     static final String DLQ_REASON_HEADER = "onejob-dlq-reason";

@@ -8,10 +8,9 @@ import dev.onejob.core.db.Database;
 import dev.onejob.core.db.DatabaseConfig;
 import dev.onejob.core.db.DatabaseException;
 import dev.onejob.core.json.Json;
-import dev.onejob.worker.certify.CertificationReport;
-import dev.onejob.worker.certify.CertificationRunner;
-import dev.onejob.worker.certify.Certifier;
-import dev.onejob.worker.provider.ProviderClients;
+import dev.onejob.providers.certify.CertificationReport;
+import dev.onejob.providers.certify.CertificationRunner;
+import dev.onejob.providers.ProviderClients;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -84,7 +83,7 @@ final class CertifyCommand implements java.util.concurrent.Callable<Integer> {
         DatabaseConfig config = DatabaseConfig.fromEnv(context.env());
         try (Database database = Database.connect(config, "onejob-certify");
              ProviderClients clients = ProviderClients.create(ProviderClients.defaultHttpClient(), context.env())) {
-            List<CertificationReport> reports = new CertificationRunner(new Certifier(clients),
+            List<CertificationReport> reports = CertificationRunner.over(clients,
                     new CertificationStore(database), providers, contracts)
                     .run(Optional.ofNullable(all ? null : provider), Optional.ofNullable(all ? null : contract));
             for (CertificationReport report : reports) {

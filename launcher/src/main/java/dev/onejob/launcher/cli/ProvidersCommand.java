@@ -113,7 +113,7 @@ final class ProvidersCommand {
     private static <T> T load(java.util.function.Supplier<T> loader) {
         try {
             return loader.get();
-        } catch (ConfigException | IllegalArgumentException e) {
+        } catch (IllegalArgumentException e) {
             throw CliFailure.usage(e.getMessage());
         }
     }

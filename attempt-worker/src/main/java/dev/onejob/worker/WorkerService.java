@@ -1,0 +1,85 @@
+package dev.onejob.worker;
+
+import dev.onejob.core.config.Providers;
+import dev.onejob.core.contract.Contracts;
+import dev.onejob.core.db.Database;
+import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.metrics.OpsServer;
+import dev.onejob.core.service.Loops;
+import dev.onejob.core.service.ServiceMain;
+import dev.onejob.providers.ProviderClients;
+import java.io.IOException;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One attempt worker's parts and their life cycle: the provider clients, the {@link AttemptWorker} poll loop and,
+ * unless {@code METRICS_PORT} is -1, {@code /metrics} and {@code /health}. Run alone by {@link WorkerMain}, or
+ * inside {@code ./onejob dev}. Ready while the loop runs and PostgreSQL answers.
+ */
+public final class WorkerService implements ServiceMain.Service {
+    private static final Logger log = LoggerFactory.getLogger(WorkerService.class);
+
+    private final WorkerConfig config;
+    private final Database database;
+    private final Map<String, String> env;
+    private final Loops loops;
+    private final WorkerMetrics metrics = new WorkerMetrics();
+    private ProviderClients clients;
+    private OpsServer ops;
+
+    /** {@code env} holds the providers' API keys and resolves the providers file's references. */
+    public WorkerService(WorkerConfig config, Database database, Map<String, String> env, Consumer<String> onDeadLoop) {
+        this.config = config;
+        this.database = database;
+        this.env = env;
+        this.loops = new Loops(onDeadLoop);
+    }
+
+    @Override
+    public void start() throws IOException {
+        Providers providers = Providers.load(config.providersFile(), env);
+        Contracts contracts = Contracts.load(config.contractsDir());
+        clients = ProviderClients.create(ProviderClients.defaultHttpClient(), env);
+        AttemptWorker worker = new AttemptWorker(config.kafka(), config.instanceId(), new LedgerStore(database),
+                providers, contracts, clients, config.maxInFlight(), metrics);
+        if (config.metricsPort() >= 0) {
+            ops = OpsServer.start("0.0.0.0", config.metricsPort(), metrics.registry(), this::notReady);
+        }
+        loops.start("attempt-worker", worker);
+        log.info("event=started service=attempt-worker group={} kafka={} providers={} contracts={} max_in_flight={} "
+                        + "metrics={}", AttemptWorker.GROUP_ID, config.kafka().bootstrapServers(), providers.all().size(),
+                contracts.all().size(), config.maxInFlight(), ops == null ? "off" : "http://0.0.0.0:" + ops.port());
+    }
+
+    /** The port serving /metrics and /health, or -1 when turned off. */
+    public int metricsPort() {
+        return ops == null ? -1 : ops.port();
+    }
+
+    /** Null when ready; otherwise what is wrong (a dead loop first). */
+    String notReady() {
+        if (loops.dead().isPresent()) {
+            return loops.dead().get();
+        }
+        try (var connection = database.dataSource().getConnection()) {
+            return connection.isValid(2) ? null : "PostgreSQL does not answer";
+        } catch (Exception e) {
+            return "PostgreSQL does not answer: " + e.getMessage();
+        }
+    }
+
+    /** Stops polling and lets calls in flight finish (bounded by the worker's own drain), then the clients. */
+    @Override
+    public void close() {
+        if (ops != null) {
+            ops.close();
+        }
+        loops.close();
+        if (clients != null) {
+            clients.close();
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package dev.onejob.core.config;
+
+/**
+ * The name of every environment variable a onejob service reads, in one place; docs/configuration.md gives each
+ * its default and range. Parse them with {@link Settings}, never with a string literal of the name.
+ */
+public final class Env {
+    // Every service
+    public static final String DATABASE_URL = "DATABASE_URL";
+    public static final String DATABASE_USER = "DATABASE_USER";
+    public static final String DATABASE_PASSWORD = "DATABASE_PASSWORD";
+    public static final String DATABASE_POOL_SIZE = "DATABASE_POOL_SIZE";
+    public static final String KAFKA_BOOTSTRAP_SERVERS = "KAFKA_BOOTSTRAP_SERVERS";
+    public static final String KAFKA_MAX_POLL_INTERVAL_MS = "KAFKA_MAX_POLL_INTERVAL_MS";
+    public static final String PROVIDERS_FILE = "PROVIDERS_FILE";
+    public static final String CONTRACTS_DIR = "CONTRACTS_DIR";
+    public static final String INSTANCE_ID = "INSTANCE_ID";
+    public static final String METRICS_PORT = "METRICS_PORT";
+    public static final String OUTBOX_RELAY = "OUTBOX_RELAY";
+
+    // ingest-service
+    public static final String HTTP_HOST = "HTTP_HOST";
+    public static final String HTTP_PORT = "HTTP_PORT";
+    public static final String HTTP_MAX_BODY_BYTES = "HTTP_MAX_BODY_BYTES";
+    public static final String HTTP_THREADS = "HTTP_THREADS";
+    public static final String TOKENS_FILE = "TOKENS_FILE";
+    public static final String RATE_LIMIT_PER_OWNER = "RATE_LIMIT_PER_OWNER";
+
+    // attempt-worker
+    public static final String WORKER_MAX_IN_FLIGHT = "WORKER_MAX_IN_FLIGHT";
+
+    // result-reconciler
+    public static final String SWEEP_INTERVAL = "SWEEP_INTERVAL";
+    public static final String STREAM_THREADS = "STREAM_THREADS";
+    public static final String STREAMS_STATE_DIR = "STREAMS_STATE_DIR";
+    public static final String CERTIFY_INTERVAL = "CERTIFY_INTERVAL";
+    public static final String CERTIFICATION_MAX_AGE = "CERTIFICATION_MAX_AGE";
+
+    // The local stack (./onejob dev) and its harnesses
+    public static final String ONEJOB_DATA_DIR = "ONEJOB_DATA_DIR";
+    public static final String ONEJOB_SIMULATORS = "ONEJOB_SIMULATORS";
+    public static final String CERTIFY_ON_START = "CERTIFY_ON_START";
+    public static final String SIM_PRIMARY_PORT = "SIM_PRIMARY_PORT";
+    public static final String SIM_BACKUP_PORT = "SIM_BACKUP_PORT";
+
+    private Env() {
+    }
+}

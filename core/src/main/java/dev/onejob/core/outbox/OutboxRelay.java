@@ -1,0 +1,226 @@
+package dev.onejob.core.outbox;
+
+import dev.onejob.core.db.Database;
+import dev.onejob.core.db.DatabaseConfig;
+import dev.onejob.core.json.Json;
+import dev.onejob.core.kafka.KafkaConfig;
+import dev.onejob.core.service.Loops;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.OutOfOrderSequenceException;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.postgresql.PGConnection;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes the outbox to Kafka so that read_committed consumers see each event exactly once:
+ * <ol>
+ *   <li>lease a batch of unsent rows in a PostgreSQL transaction of its own ({@code FOR UPDATE SKIP LOCKED}, so
+ *       several relays share the work; the lease outlives the Kafka transaction timeout);</li>
+ *   <li>for rows claimed before (a relay died holding them), look on the topic for their event id and skip those
+ *       already there ({@link PublishedEvents});</li>
+ *   <li>publish the rest in one Kafka transaction (key: the event's message key, the job id);</li>
+ *   <li>mark the batch sent.</li>
+ * </ol>
+ * A crash before the Kafka commit aborts the transaction (invisible to read_committed consumers) and the rows are
+ * published again once the lease runs out; a crash after it finds them on the topic. Nothing is lost, nothing is
+ * seen twice. The relay sleeps on PostgreSQL's {@code LISTEN outbox_inserted} and wakes as soon as an event is queued.
+ */
+public final class OutboxRelay implements Loops.Loop {
+    private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
+    private static final int BATCH = 500;
+    private static final Duration IDLE_WAIT = Duration.ofSeconds(1);
+    /** Longer than the producer's transaction timeout: a lease never runs out while its transaction can commit. */
+    public static final Duration DEFAULT_LEASE = Duration.ofSeconds(60);
+    private static final int TRANSACTION_TIMEOUT_MS = 20_000;
+
+    /** Seams for tests that play a crash at either side of the Kafka commit. */
+    public interface Hooks {
+        Hooks NONE = new Hooks() {
+        };
+
+        default void beforeKafkaCommit(List<OutboxStore.OutboxEvent> events) {
+        }
+
+        default void afterKafkaCommit(List<OutboxStore.OutboxEvent> events) {
+        }
+    }
+
+    private final Database database;
+    private final DatabaseConfig databaseConfig;
+    private final KafkaConfig kafka;
+    private final String clientId;
+    private final Counter relayed;
+    private final Hooks hooks;
+    private final Duration lease;
+    private final PublishedEvents published;
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private KafkaProducer<String, byte[]> producer;
+
+    public OutboxRelay(Database database, DatabaseConfig databaseConfig, KafkaConfig kafka, String clientId,
+                       MeterRegistry metrics, Hooks hooks, Duration lease) {
+        this.database = database;
+        this.databaseConfig = databaseConfig;
+        this.kafka = kafka;
+        this.clientId = clientId;
+        this.relayed = Counter.builder("onejob_outbox_relayed").description("outbox events published to Kafka")
+                .register(metrics);
+        this.hooks = hooks;
+        this.lease = lease;
+        this.published = new PublishedEvents(kafka, clientId + "-verifier");
+        this.producer = newProducer();
+    }
+
+    /** One transactional id per relay: a restarted relay with the same id fences its dead predecessor. */
+    private KafkaProducer<String, byte[]> newProducer() {
+        Map<String, Object> props = kafka.producer(clientId);
+        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "onejob-outbox-relay-" + clientId);
+        props.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, TRANSACTION_TIMEOUT_MS);
+        // A send gives up before its transaction could time out on the coordinator.
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, TRANSACTION_TIMEOUT_MS - 5_000);
+        KafkaProducer<String, byte[]> created = new KafkaProducer<>(props, new StringSerializer(),
+                new org.apache.kafka.common.serialization.ByteArraySerializer());
+        created.initTransactions();
+        return created;
+    }
+
+    @Override
+    public void run() {
+        Connection listener = null;
+        try {
+            while (running.get()) {
+                try {
+                    if (listener == null) {
+                        listener = listen();
+                    }
+                    int sent = relayOnce();
+                    if (sent < BATCH) {
+                        // Nothing more right now: sleep until a transaction queues an event (or a second passes).
+                        listener.unwrap(PGConnection.class).getNotifications((int) IDLE_WAIT.toMillis());
+                    }
+                } catch (SQLException | RuntimeException e) {
+                    if (!running.get()) {
+                        break;
+                    }
+                    log.warn("event=relay_error error=\"{}\" action=retry_in_1s", e.toString());
+                    closeQuietly(listener);
+                    listener = null;
+                    pause();
+                }
+            }
+        } finally {
+            closeQuietly(listener);
+            producer.close(Duration.ofSeconds(5));
+            published.close();
+        }
+    }
+
+    /** One lease-publish-mark round; returns how many events it settled (published now or found published). */
+    public int relayOnce() {
+        List<OutboxStore.OutboxEvent> leased = OutboxStore.lease(database, BATCH, lease);
+        if (leased.isEmpty()) {
+            return 0;
+        }
+        List<OutboxStore.OutboxEvent> toSend = new ArrayList<>(leased.size());
+        for (OutboxStore.OutboxEvent event : leased) {
+            if (event.publishAttempts() > 1 && published.contains(event)) {
+                log.info("event=outbox_already_published event_id={} action=mark_sent_without_resending",
+                        event.eventId());
+            } else {
+                toSend.add(event);
+            }
+        }
+        publish(toSend);
+        OutboxStore.markSent(database, leased);
+        relayed.increment(toSend.size());
+        return leased.size();
+    }
+
+    private void publish(List<OutboxStore.OutboxEvent> events) {
+        if (events.isEmpty()) {
+            return;
+        }
+        try {
+            producer.beginTransaction();
+            for (OutboxStore.OutboxEvent event : events) {
+                ProducerRecord<String, byte[]> record = new ProducerRecord<>(event.topic(), event.messageKey(),
+                        Json.write(event.payload()).getBytes(StandardCharsets.UTF_8));
+                event.headers().forEach((k, v) -> record.headers().add(k, v.getBytes(StandardCharsets.UTF_8)));
+                producer.send(record);
+            }
+            hooks.beforeKafkaCommit(events);
+            producer.commitTransaction();
+        } catch (ProducerFencedException | OutOfOrderSequenceException | AuthorizationException e) {
+            // Fatal for this producer: start a new one; the rows stay leased and are published again later.
+            producer.close(Duration.ZERO);
+            producer = newProducer();
+            throw e;
+        } catch (RuntimeException e) {
+            if (abortQuietly()) {
+                OutboxStore.releaseUnpublished(database, events);
+            }
+            throw e;
+        }
+        hooks.afterKafkaCommit(events);
+    }
+
+    /** True when the transaction was certainly aborted; false leaves the rows to their lease and the check. */
+    private boolean abortQuietly() {
+        try {
+            producer.abortTransaction();
+            return true;
+        } catch (RuntimeException abortFailed) {
+            producer.close(Duration.ZERO);
+            producer = newProducer();
+            return false;
+        }
+    }
+
+    private Connection listen() throws SQLException {
+        Connection connection = DriverManager.getConnection(databaseConfig.jdbcUrl(), databaseConfig.user(),
+                databaseConfig.password());
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("LISTEN outbox_inserted");
+        }
+        return connection;
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(1000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void closeQuietly(Connection connection) {
+        if (connection != null) {
+            try {
+                connection.close();
+            } catch (SQLException ignored) {
+                // Closing a broken connection: nothing left to do.
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        running.set(false);
+    }
+}

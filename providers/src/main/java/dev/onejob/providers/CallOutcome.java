@@ -1,0 +1,50 @@
+package dev.onejob.providers;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Duration;
+
+/**
+ * What one provider call came to, as the attempt worker publishes it.
+ *
+ * <p>Produced by the provider clients (through {@link OutcomeClassifier} and the contract check) and by the
+ * deadlines of a {@link ProviderCall}; consumed by the attempt worker. Owns nothing: every variant is an
+ * immutable value. No variant ever holds an API key: messages are built from exception types, HTTP statuses
+ * and provider error texts with the key cut out.
+ */
+public sealed interface CallOutcome {
+
+    /** How long from sending the request to this outcome. */
+    Duration latency();
+
+    /** The answer arrived, parsed, and is valid against the contract's output schema. */
+    record Succeeded(JsonNode result, String providerRequestId, Duration latency) implements CallOutcome {
+    }
+
+    /**
+     * The provider definitely did not produce a usable result.
+     *
+     * @param code             {@code connection_refused}, {@code dns_failure}, {@code tls_failure},
+     *                         {@code connect_timeout}, {@code connection_failed}, {@code missing_api_key},
+     *                         {@code invalid_api_key}, {@code invalid_request} (all not sent), {@code http_<status>},
+     *                         {@code contract_violation} (sent)
+     * @param message          what happened, in a sentence
+     * @param retryable        whether the same request may succeed if tried again later
+     * @param sent             whether the request may have reached the provider (false = safe to retry elsewhere)
+     * @param httpStatus       the HTTP status, or {@code null} when there was no HTTP answer
+     * @param providerRequestId the provider's request id, or {@code null}
+     * @param offendingAnswer  for {@code contract_violation}: the answer text as received, kept for the audit
+     * @param latency          from sending to this outcome
+     */
+    record Failed(String code, String message, boolean retryable, boolean sent, Integer httpStatus,
+                  String providerRequestId, String offendingAnswer, Duration latency) implements CallOutcome {
+
+        /** A failure before any byte of the request could have left this process. */
+        static Failed notSent(String code, String message, boolean retryable, Duration latency) {
+            return new Failed(code, message, retryable, false, null, null, null, latency);
+        }
+    }
+
+    /** The request may have reached the provider and no usable answer says what happened to it. */
+    record Unknown(String reason, Duration latency) implements CallOutcome {
+    }
+}

@@ -1,0 +1,153 @@
+package dev.onejob.providers;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.onejob.core.config.ProviderConfig;
+import dev.onejob.core.contract.Contract;
+import dev.onejob.core.json.Json;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Supplier;
+
+/**
+ * The part of a provider call every wire protocol shares: API key lookup, the request head, the asynchronous
+ * send, latency, the reading of the reply against the contract, and the deadlines.
+ *
+ * <p>Consumes a provider, a contract, a request body and a {@link WireFormat}; produces a {@link ProviderCall}.
+ * Owns nothing: the HTTP client, the environment map and the deadline scheduler are lent by
+ * {@link ProviderClients}.
+ */
+final class ProviderTransport {
+
+    static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+    private static final int MAX_PROVIDER_MESSAGE = 300;
+
+    private final HttpClient http;
+    private final Map<String, String> env;
+    private final ScheduledExecutorService timer;
+
+    ProviderTransport(HttpClient http, Map<String, String> env, ScheduledExecutorService timer) {
+        this.http = http;
+        this.env = Map.copyOf(env);
+        this.timer = timer;
+    }
+
+    HttpClient http() {
+        return http;
+    }
+
+    /** The API key of {@code provider}, or {@code null} when it needs none. */
+    String apiKey(ProviderConfig provider) throws ApiKeys.Problem {
+        return ApiKeys.lookup(provider, env);
+    }
+
+    /** Sends {@code body} as {@code attemptId}'s request; returns at once. */
+    ProviderCall call(ProviderConfig provider, Contract contract, UUID attemptId, WireFormat wire,
+                      Supplier<JsonNode> body) {
+        long started = System.nanoTime();
+        String apiKey;
+        try {
+            apiKey = apiKey(provider);
+        } catch (ApiKeys.Problem problem) {
+            return ProviderCall.completed(attemptId, CallOutcome.Failed.notSent(problem.code(), problem.getMessage(),
+                    false, ProviderCall.since(started)));
+        }
+        WatchedBody watched;
+        HttpRequest request;
+        try {
+            watched = new WatchedBody(Json.write(body.get()).getBytes(StandardCharsets.UTF_8));
+            request = request(provider, wire, apiKey, watched).header(IDEMPOTENCY_KEY, attemptId.toString())
+                    .timeout(provider.hardTimeout()).build();
+        } catch (IllegalArgumentException e) {
+            // An unfilled template slot (variables not validated upstream) or a base URL the client refuses.
+            return ProviderCall.completed(attemptId, CallOutcome.Failed.notSent("invalid_request",
+                    ApiKeys.redact("the request could not be built: " + e.getMessage(), apiKey), false,
+                    ProviderCall.since(started)));
+        }
+        long sent = System.nanoTime();
+        ProviderCall call = ProviderCall.withDeadlines(attemptId, provider.softTimeout(), provider.hardTimeout(), sent,
+                timer);
+        call.settleWith(http.sendAsync(request, HttpResponse.BodyHandlers.ofString())
+                .handle((response, error) -> {
+                    Duration latency = ProviderCall.since(sent);
+                    CallOutcome result = error != null
+                            ? OutcomeClassifier.forException(error, watched.mayHaveLeft(), latency)
+                            : read(response, contract, wire, latency);
+                    return ApiKeys.redact(result, apiKey);
+                }));
+        return call;
+    }
+
+    /** A POST of {@code body} to the wire's path with the protocol's and the JSON headers, no timeout yet. */
+    HttpRequest.Builder request(ProviderConfig provider, WireFormat wire, String apiKey, HttpRequest.BodyPublisher body) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(provider.baseUrl() + wire.path()))
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json")
+                .POST(body);
+        wire.headers().accept(builder, apiKey);
+        return builder;
+    }
+
+    private static CallOutcome read(HttpResponse<String> response, Contract contract, WireFormat wire,
+                                    Duration latency) {
+        JsonNode envelope = parseOrNull(response.body());
+        String requestId = requestId(response, wire, envelope);
+        int status = response.statusCode();
+        if (status < 200 || status > 299) {
+            return OutcomeClassifier.forStatus(status, requestId, providerMessage(envelope, response.body()),
+                    response.headers().firstValue("Retry-After").orElse(null), latency);
+        }
+        WireFormat.Answer answer = envelope == null
+                ? WireFormat.Answer.unusable("the provider's HTTP " + status + " reply is not a JSON document",
+                        response.body())
+                : wire.answer().apply(envelope);
+        List<String> problems = answer.problem() != null ? List.of(answer.problem())
+                : contract.outputProblems(answer.json());
+        if (!problems.isEmpty()) {
+            return new CallOutcome.Failed("contract_violation", "the answer breaks contract " + contract.id() + ": "
+                    + String.join("; ", problems.stream().map(ProviderTransport::withoutRootPath).toList()), false,
+                    true, status, requestId, answer.text(), latency);
+        }
+        return new CallOutcome.Succeeded(answer.json(), requestId, latency);
+    }
+
+    /** The validator names the root as an empty path (": required property ..."); the sentence reads better without. */
+    private static String withoutRootPath(String problem) {
+        return problem.startsWith(": ") ? problem.substring(2) : problem;
+    }
+
+    private static String requestId(HttpResponse<String> response, WireFormat wire, JsonNode envelope) {
+        return response.headers().firstValue(wire.requestIdHeader())
+                .orElseGet(() -> envelope != null && envelope.path("id").isTextual() ? envelope.get("id").asText()
+                        : null);
+    }
+
+    /** The provider's error text: {@code error.message} in both protocols, else the start of the body. */
+    private static String providerMessage(JsonNode envelope, String body) {
+        String message = envelope != null && envelope.path("error").path("message").isTextual()
+                ? envelope.get("error").get("message").asText() : body;
+        if (message == null) {
+            return null;
+        }
+        String oneLine = message.strip().replaceAll("\\s+", " ");
+        return oneLine.length() <= MAX_PROVIDER_MESSAGE ? oneLine : oneLine.substring(0, MAX_PROVIDER_MESSAGE) + "...";
+    }
+
+    private static JsonNode parseOrNull(String text) {
+        if (text == null || text.isBlank()) {
+            return null;
+        }
+        try {
+            return Json.parse(text);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+}

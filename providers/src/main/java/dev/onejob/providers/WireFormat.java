@@ -1,0 +1,39 @@
+package dev.onejob.providers;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.net.http.HttpRequest;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+
+/**
+ * What differs between provider wire protocols once the request body is built: where it goes, how it
+ * authenticates, where the request id is and where the answer sits in a 2xx reply.
+ *
+ * <p>Made by {@link OpenAiChatClient} and {@link AnthropicMessagesClient}; consumed by {@link ProviderTransport}.
+ *
+ * @param path            appended to the provider's base URL, e.g. {@code /v1/chat/completions}
+ * @param requestIdHeader the response header with the provider's request id (else the body's {@code id} is used)
+ * @param headers         adds the protocol's headers for an API key ({@code null} = none configured)
+ * @param answer          finds the answer in a parsed 2xx reply
+ */
+record WireFormat(String path, String requestIdHeader, BiConsumer<HttpRequest.Builder, String> headers,
+                  Function<JsonNode, Answer> answer) {
+
+    /**
+     * The answer found in a reply: the JSON to check against the contract, or why there is none usable.
+     *
+     * @param json    the answer, or {@code null} when {@code problem} is set
+     * @param text    the answer as the provider sent it, kept for the audit when it breaks the contract
+     * @param problem why the reply holds no usable JSON answer, or {@code null}
+     */
+    record Answer(JsonNode json, String text, String problem) {
+
+        static Answer found(JsonNode json, String text) {
+            return new Answer(json, text, null);
+        }
+
+        static Answer unusable(String problem, String text) {
+            return new Answer(null, text, problem);
+        }
+    }
+}

@@ -1,0 +1,127 @@
+package dev.onejob.providers;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.onejob.core.json.Json;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The two deadlines of a call, driven by a future the test completes itself (no HTTP). */
+class ProviderCallTest {
+
+    private static final Duration LONG = Duration.ofSeconds(30);
+    private static final CallOutcome ANSWER = new CallOutcome.Succeeded(Json.object().put("sentiment", "positive"),
+            "req_1", Duration.ofMillis(5));
+
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+    private final CompletableFuture<CallOutcome> response = new CompletableFuture<>();
+
+    @AfterEach
+    void stopTimer() {
+        timer.shutdownNow();
+    }
+
+    @Test
+    void answerBeforeTheSoftDeadlineIsTheOutcomeAtBothDeadlines() {
+        // given
+        ProviderCall call = track(LONG, LONG);
+        // when
+        response.complete(ANSWER);
+        // then
+        assertSame(ANSWER, within5s(call.atSoftDeadline()));
+        assertSame(ANSWER, within5s(call.atHardDeadline()));
+        assertTrue(call.finalBeforeSoftDeadline());
+    }
+
+    @Test
+    void softDeadlineYieldsUnknownAndTheLateAnswerComesAtTheHardDeadline() {
+        // given
+        ProviderCall call = track(Duration.ofMillis(50), LONG);
+        // when the soft deadline passes without an answer
+        CallOutcome atSoft = within5s(call.atSoftDeadline());
+        response.complete(ANSWER);
+        // then
+        assertEquals("no answer within soft timeout PT0.05S",
+                assertInstanceOf(CallOutcome.Unknown.class, atSoft).reason());
+        assertFalse(call.finalBeforeSoftDeadline());
+        assertSame(ANSWER, within5s(call.atHardDeadline()));
+        assertSame(atSoft, within5s(call.atSoftDeadline()), "the soft outcome is not replaced by the late answer");
+    }
+
+    @Test
+    void noAnswerByTheHardDeadlineYieldsUnknownAndALaterAnswerIsIgnored() {
+        // given
+        ProviderCall call = track(Duration.ofMillis(20), Duration.ofMillis(60));
+        // when
+        CallOutcome atHard = within5s(call.atHardDeadline());
+        response.complete(ANSWER);
+        // then
+        assertEquals("no answer within hard timeout PT0.06S",
+                assertInstanceOf(CallOutcome.Unknown.class, atHard).reason());
+        assertSame(atHard, within5s(call.atHardDeadline()));
+        assertTrue(atHard.latency().compareTo(Duration.ofMillis(60)) >= 0, atHard::toString);
+    }
+
+    @Test
+    void callbacksOfTheSoftOutcomeAlreadyKnowWhetherMoreWillCome() {
+        // given
+        ProviderCall call = track(Duration.ofMillis(20), LONG);
+        // when
+        boolean seenInCallback = call.atSoftDeadline().thenApply(outcome -> call.finalBeforeSoftDeadline())
+                .orTimeout(5, TimeUnit.SECONDS).join();
+        // then
+        assertFalse(seenInCallback);
+    }
+
+    @Test
+    void failedResponseFutureBecomesAClassifiedOutcome() {
+        // given
+        ProviderCall call = track(LONG, LONG);
+        // when
+        response.completeExceptionally(new IOException("Connection reset"));
+        // then
+        assertInstanceOf(CallOutcome.Unknown.class, within5s(call.atSoftDeadline()));
+        assertTrue(call.finalBeforeSoftDeadline());
+    }
+
+    @Test
+    void closedTimerRefusesToStartACall() {
+        // given
+        timer.shutdown();
+        // when / then
+        assertThrows(IllegalStateException.class, () -> track(LONG, LONG));
+    }
+
+    @Test
+    void completingAReturnedFutureDoesNotChangeTheCall() {
+        // given
+        ProviderCall call = track(LONG, LONG);
+        // when
+        call.atSoftDeadline().complete(new CallOutcome.Unknown("forged", Duration.ZERO));
+        response.complete(ANSWER);
+        // then
+        assertSame(ANSWER, within5s(call.atSoftDeadline()));
+    }
+
+    private static CallOutcome within5s(CompletableFuture<CallOutcome> outcome) {
+        return outcome.orTimeout(5, TimeUnit.SECONDS).join();
+    }
+
+    private ProviderCall track(Duration soft, Duration hard) {
+        ProviderCall call = ProviderCall.withDeadlines(UUID.randomUUID(), soft, hard, System.nanoTime(), timer);
+        call.settleWith(response);
+        return call;
+    }
+}

@@ -1,0 +1,104 @@
+package dev.onejob.providers;
+
+import static dev.onejob.providers.SimulatedProvider.awaitKind;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.onejob.core.config.ProviderConfig;
+import dev.onejob.core.config.ProviderProtocol;
+import dev.onejob.simulator.Behaviour;
+import java.net.http.HttpClient;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** Calls whose request never left: each must be FAILED with sent=false and leave no trace at the provider. */
+class ProviderNotSentIT {
+
+    private SimulatedProvider provider;
+
+    @BeforeEach
+    void startSimulator() {
+        provider = SimulatedProvider.start();
+    }
+
+    @AfterEach
+    void stopSimulator() {
+        provider.close();
+    }
+
+    @ParameterizedTest
+    @EnumSource(ProviderProtocol.class)
+    void refusedConnectionIsFailedNotSent(ProviderProtocol protocol) {
+        // given
+        provider.sim.refuseConnections(true);
+        // when
+        ProviderCall call = provider.call(protocol, Behaviour.answer());
+        // then
+        CallOutcome.Failed failed = awaitKind(call.atSoftDeadline(), CallOutcome.Failed.class);
+        assertNotSent("connection_refused", failed);
+        assertTrue(failed.retryable());
+    }
+
+    @ParameterizedTest
+    @EnumSource(ProviderProtocol.class)
+    void unresolvableHostIsFailedNotSent(ProviderProtocol protocol) {
+        // given
+        ProviderConfig nowhere = SimulatedProvider.provider(protocol, "http://no-such-host.invalid",
+                SimulatedProvider.SOFT, SimulatedProvider.HARD);
+        // when
+        ProviderCall call = provider.call(nowhere, Behaviour.answer(), "some text");
+        // then
+        assertNotSent("dns_failure", awaitKind(call.atSoftDeadline(), CallOutcome.Failed.class));
+    }
+
+    @ParameterizedTest
+    @EnumSource(ProviderProtocol.class)
+    void tlsToAPlainHttpServerIsFailedNotSent(ProviderProtocol protocol) {
+        try (PlainHttpPort plain = new PlainHttpPort()) {
+            // given an https base URL whose server speaks plain HTTP
+            ProviderConfig wrongScheme = SimulatedProvider.provider(protocol, "https://127.0.0.1:" + plain.port(),
+                    SimulatedProvider.SOFT, SimulatedProvider.HARD);
+            // when
+            ProviderCall call = provider.call(wrongScheme, Behaviour.answer(), "some text");
+            // then
+            CallOutcome.Failed failed = awaitKind(call.atSoftDeadline(), CallOutcome.Failed.class);
+            assertNotSent("tls_failure", failed);
+            assertFalse(failed.retryable());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(ProviderProtocol.class)
+    void tlsToTheSimulatorsPlainPortStallsUntilTheConnectTimeoutAndIsNotSent(ProviderProtocol protocol) {
+        // given: the simulator's HTTP server waits silently for a request line, so the handshake never ends
+        HttpClient quickConnect = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofMillis(500)).build();
+        try (SimulatedProvider stalling = SimulatedProvider.start(quickConnect,
+                Map.of(SimulatedProvider.KEY_ENV, SimulatedProvider.API_KEY))) {
+            ProviderConfig wrongScheme = SimulatedProvider.provider(protocol, "https://127.0.0.1:" + stalling.sim.port(),
+                    SimulatedProvider.SOFT, SimulatedProvider.HARD);
+            // when
+            ProviderCall call = stalling.call(wrongScheme, Behaviour.answer(), "some text");
+            // then
+            assertNotSent("connect_timeout", awaitKind(call.atSoftDeadline(), CallOutcome.Failed.class), stalling);
+        }
+    }
+
+    private void assertNotSent(String code, CallOutcome.Failed failed) {
+        assertNotSent(code, failed, provider);
+    }
+
+    private static void assertNotSent(String code, CallOutcome.Failed failed, SimulatedProvider provider) {
+        assertEquals(code, failed.code(), failed::toString);
+        assertFalse(failed.sent());
+        assertNull(failed.httpStatus());
+        assertNull(failed.offendingAnswer());
+        assertEquals(0, provider.sim.ledger().size(), "the simulator saw no request");
+    }
+}

@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
  * What every answer of the ingest API must look like, judged against {@code openapi.yaml} alone: a status the
  * operation documents (405 for a method the path does not define, and 401 first when the path needs a token), never
  * a 500, every error an {@code application/problem+json} body with type, title, status and detail and a type the
- * document lists, a documented 2xx body that matches its schema, and no Java stack trace anywhere.
+ * document lists with that status, a documented 2xx body that matches its schema, and no Java stack trace anywhere.
  */
 final class ApiAnswerRules {
     private static final Pattern STACK_FRAME = Pattern.compile("\\bat (dev\\.onejob|java\\.|jdk\\.|com\\.|org\\.)"
@@ -23,11 +23,13 @@ final class ApiAnswerRules {
 
     private final ApiDocument document;
     private final Set<String> problemTypes;
+    private final Map<String, Integer> problemStatuses;
     private final Map<String, JsonSchemas> schemas = new HashMap<>();
 
     ApiAnswerRules(ApiDocument document) {
         this.document = document;
         this.problemTypes = document.problemTypes();
+        this.problemStatuses = document.problemStatuses();
     }
 
     Set<String> problemTypes() {
@@ -101,6 +103,9 @@ final class ApiAnswerRules {
         }
         if (!problemTypes.contains(problem.path("type").asText())) {
             violations.add("problem type " + problem.path("type") + " is not one the document lists");
+        } else if (!Integer.valueOf(status).equals(problemStatuses.get(problem.path("type").asText()))) {
+            violations.add("problem type " + problem.path("type") + " is documented with status "
+                    + problemStatuses.get(problem.path("type").asText()) + ", not " + status);
         }
         return violations;
     }

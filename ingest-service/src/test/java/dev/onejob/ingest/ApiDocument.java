@@ -14,7 +14,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The HTTP API as {@code openapi.yaml} (from the schema jar) documents it, read the way a test needs it: every
@@ -23,6 +26,7 @@ import java.util.TreeSet;
  */
 final class ApiDocument {
     static final String PROBLEM_BASE = "https://onejob.dev/problems/";
+    private static final Pattern PROBLEM_ROW = Pattern.compile("(?m)^\\|\\s*`([a-z0-9-]+)`\\s*\\|\\s*(\\d{3})\\s*\\|");
     private static final List<String> HTTP_METHODS = List.of("get", "put", "post", "delete", "options", "head",
             "patch", "trace");
 
@@ -94,23 +98,34 @@ final class ApiDocument {
         return operations.stream().anyMatch(o -> o.path().equals(path) && o.secured());
     }
 
-    /**
-     * The problem types the document lists: the causes named in the Problem schema's {@code type} description
-     * ("https://onejob.dev/problems/ followed by one of: unauthorized, forbidden, ...").
-     */
+    /** The problem types the document lists: the {@code enum} of the Problem schema's {@code type}. */
     Set<String> problemTypes() {
-        String description = root.at("/components/schemas/Problem/properties/type/description").asText();
-        int start = description.indexOf("one of:");
-        if (start < 0) {
-            throw new IllegalStateException("the Problem schema no longer lists its types: " + description);
+        JsonNode listed = root.at("/components/schemas/Problem/properties/type/enum");
+        if (!listed.isArray() || listed.isEmpty()) {
+            throw new IllegalStateException("the Problem schema no longer lists its types in an enum");
         }
         Set<String> types = new TreeSet<>();
-        for (String word : description.substring(start + "one of:".length()).split("[,.\\s]+")) {
-            if (!word.isBlank()) {
-                types.add(PROBLEM_BASE + word.trim());
+        listed.forEach(type -> types.add(type.asText()));
+        return types;
+    }
+
+    /**
+     * The status of each problem type, as the table in the Problem schema's {@code type} description gives it
+     * ("| `not-found` | 404 | ..."), keyed by the full type URI.
+     */
+    Map<String, Integer> problemStatuses() {
+        String description = root.at("/components/schemas/Problem/properties/type/description").asText();
+        Map<String, Integer> statuses = new TreeMap<>();
+        Matcher row = PROBLEM_ROW.matcher(description);
+        while (row.find()) {
+            if (statuses.put(PROBLEM_BASE + row.group(1), Integer.parseInt(row.group(2))) != null) {
+                throw new IllegalStateException("the Problem type table has two rows for " + row.group(1));
             }
         }
-        return types;
+        if (statuses.isEmpty()) {
+            throw new IllegalStateException("the Problem schema no longer has its table of types: " + description);
+        }
+        return statuses;
     }
 
     /** The schema of {@code operation}'s JSON answer with {@code status}, or null when it documents none. */

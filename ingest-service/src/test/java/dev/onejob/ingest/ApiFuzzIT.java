@@ -97,6 +97,8 @@ class ApiFuzzIT {
                 "an undocumented status", answer(418, "application/problem+json", problem(418, "not-found")),
                 "an HTML error", answer(404, "text/html", "<h1>404 Not Found</h1>"),
                 "an undocumented type", answer(404, "application/problem+json", problem(404, "no-such-job")),
+                "a type with another status than documented", answer(404, "application/problem+json",
+                        problem(404, "forbidden")),
                 "a problem without detail", answer(404, "application/problem+json",
                         "{\"type\":\"" + ApiDocument.PROBLEM_BASE + "not-found\",\"title\":\"t\",\"status\":404}"),
                 "a stack trace", answer(404, "application/problem+json", problem(404, "not-found")

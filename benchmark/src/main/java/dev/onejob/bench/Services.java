@@ -13,7 +13,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The processes under test, each alone as in "Running it for real": two provider simulators ({@code primary}, which
+ * The processes under test, each alone as in docs/operations.md: two provider simulators ({@code primary}, which
  * hangs on the timeout run's marker, and {@code backup}), the ingest service (HTTP API, job-requests consumer, outbox
  * relay), one attempt worker and the result reconciler, configured by environment variables as documented. Every
  * JVM runs with default heap settings plus a GC log (for the peak heap) and is tracked by the resource monitor.

@@ -24,7 +24,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The pipeline as separate processes, each started the way "Running it for real" documents, so each can be killed:
+ * The pipeline as separate processes, each started the way docs/operations.md documents, so each can be killed:
  * Apache Kafka (one KRaft node), two provider simulators with the seeded fault plan ({@code primary} on the OpenAI
  * wire, {@code backup} on the Anthropic wire), two ingest-service instances behind nginx (round robin, retrying a
  * timed-out or failed request on the other, POSTs included), two attempt workers in one consumer group and the

@@ -1,8 +1,9 @@
 package dev.onejob.bench;
 
-import dev.onejob.testing.proc.ChildProcess;
+import dev.onejob.infra.RunFiles;
+import dev.onejob.infra.proc.ChildProcess;
 import dev.onejob.bench.proc.JfrRecorder;
-import dev.onejob.testing.proc.ProcessRunner;
+import dev.onejob.infra.proc.ProcessRunner;
 import dev.onejob.bench.proc.ResourceMonitor;
 import dev.onejob.bench.report.Results;
 import java.util.List;
@@ -14,7 +15,7 @@ import java.util.Map;
  * the invariants).
  */
 record BenchContext(BenchSettings settings, ProcessRunner runner, ResourceMonitor monitor, JfrRecorder jfr,
-                    Results results, BenchDatabase database, BenchKafka kafka, BenchFiles files, Services services,
+                    Results results, BenchDatabase database, BenchKafka kafka, RunFiles files, Services services,
                     Map<String, Long> expectedJobs, java.util.Set<String> certificationCalls) {
 
     /** Measures a phase: CPU by consumer, the memory of the tracked processes, and flight recordings of {@code profiled}. */

@@ -1,7 +1,7 @@
 package dev.onejob.bench;
 
 import dev.onejob.core.kafka.KafkaTopics;
-import dev.onejob.testing.EmbeddedKafka;
+import dev.onejob.infra.EmbeddedKafka;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -5,7 +5,7 @@ import java.nio.file.Path;
 
 /**
  * {@code ./onejob bench [--quick] [--out DIR]}: the full run writes {@code BENCHMARKS.md} and
- * {@code benchmarks/results.{csv,json}} at the repository root (its logs and recordings under
+ * {@code docs/benchmarks/results.{csv,json}} at the repository root (its logs and recordings under
  * {@code benchmark/target/bench-full}); {@code --quick} writes everything under {@code benchmark/target/bench-quick}
  * (or {@code --out}), never over the root's report. Exit status: 0 when every invariant held and every phase ran,
  * 1 when an invariant was violated, 2 when a phase could not be measured.
@@ -49,8 +49,8 @@ public final class BenchMain {
                     out.resolve("results.json"), out.resolve("work"));
             settings = BenchSettings.full(root, out);
         } else {
-            output = new Benchmark.Output(root.resolve("BENCHMARKS.md"), root.resolve("benchmarks/results.csv"),
-                    root.resolve("benchmarks/results.json"), root.resolve("benchmark/target/bench-full"));
+            output = new Benchmark.Output(root.resolve("BENCHMARKS.md"), root.resolve("docs/benchmarks/results.csv"),
+                    root.resolve("docs/benchmarks/results.json"), root.resolve("benchmark/target/bench-full"));
             settings = BenchSettings.full(root, root);
         }
         Benchmark benchmark = new Benchmark(settings, output);

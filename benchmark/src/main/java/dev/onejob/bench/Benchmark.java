@@ -2,7 +2,8 @@ package dev.onejob.bench;
 
 import dev.onejob.bench.proc.JfrRecorder;
 import dev.onejob.bench.proc.JfrSummary;
-import dev.onejob.testing.proc.ProcessRunner;
+import dev.onejob.infra.RunFiles;
+import dev.onejob.infra.proc.ProcessRunner;
 import dev.onejob.bench.proc.ResourceMonitor;
 import dev.onejob.bench.report.Phases;
 import dev.onejob.bench.report.ReportWriter;
@@ -56,7 +57,7 @@ final class Benchmark {
             Machine.describe(results.machine(), results.versions(), database, settings.root());
             results.settings().put("database", database.name() + " (created for this run, dropped at its end)");
             results.settings().put("Kafka broker", kafka.source());
-            BenchFiles files = new BenchFiles(output.work().resolve("config"), settings.root());
+            RunFiles files = BenchFiles.write(output.work().resolve("config"), settings.root());
             try (Services services = new Services(runner, monitor, files, database, kafka.bootstrapServers())) {
                 BenchContext context = new BenchContext(settings, runner, monitor, jfr, results, database, kafka, files,
                         services, new LinkedHashMap<>(), new java.util.HashSet<>());

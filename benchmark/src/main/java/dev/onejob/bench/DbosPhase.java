@@ -1,7 +1,7 @@
 package dev.onejob.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.onejob.testing.proc.ChildProcess;
+import dev.onejob.infra.proc.ChildProcess;
 import dev.onejob.bench.report.Phases;
 import dev.onejob.bench.report.Results;
 import java.time.Duration;

@@ -3,7 +3,7 @@ package dev.onejob.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.onejob.testing.proc.ChildProcess;
+import dev.onejob.infra.proc.ChildProcess;
 import dev.onejob.core.json.Json;
 import java.io.IOException;
 import java.nio.file.Files;

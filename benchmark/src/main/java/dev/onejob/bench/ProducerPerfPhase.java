@@ -1,6 +1,6 @@
 package dev.onejob.bench;
 
-import dev.onejob.testing.proc.ProcessRunner;
+import dev.onejob.infra.proc.ProcessRunner;
 import dev.onejob.bench.report.Phases;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,7 +1,10 @@
 package dev.onejob.bench;
 
-import dev.onejob.testing.proc.ChildProcess;
-import dev.onejob.testing.proc.ProcessRunner;
+import dev.onejob.core.config.Env;
+import dev.onejob.infra.RunFiles;
+import dev.onejob.infra.ServiceEnv;
+import dev.onejob.infra.proc.ChildProcess;
+import dev.onejob.infra.proc.ProcessRunner;
 import dev.onejob.bench.proc.ResourceMonitor;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,7 +30,7 @@ final class Services implements AutoCloseable {
 
     private final ProcessRunner runner;
     private final ResourceMonitor monitor;
-    private final BenchFiles files;
+    private final RunFiles files;
     private final BenchDatabase database;
     private final String bootstrapServers;
     private final List<ChildProcess> started = new ArrayList<>();
@@ -39,7 +42,7 @@ final class Services implements AutoCloseable {
     private String backupUrl;
     private int ingestPort;
 
-    Services(ProcessRunner runner, ResourceMonitor monitor, BenchFiles files, BenchDatabase database,
+    Services(ProcessRunner runner, ResourceMonitor monitor, RunFiles files, BenchDatabase database,
              String bootstrapServers) {
         this.runner = runner;
         this.monitor = monitor;
@@ -133,24 +136,10 @@ final class Services implements AutoCloseable {
     }
 
     private Map<String, String> serviceEnv(String instance) {
-        Map<String, String> env = new HashMap<>();
-        env.put("DATABASE_URL", database.jdbcUrl());
-        env.put("DATABASE_USER", database.user());
-        if (database.password() != null) {
-            env.put("DATABASE_PASSWORD", database.password());
-        }
-        env.put("KAFKA_BOOTSTRAP_SERVERS", bootstrapServers);
-        env.put("PROVIDERS_FILE", files.providersFile().toString());
-        env.put("CONTRACTS_DIR", files.contractsDir().toString());
-        env.put("TOKENS_FILE", files.tokensFile().toString());
-        env.put("HTTP_HOST", "127.0.0.1");
-        env.put("HTTP_PORT", "0");
-        env.put("SIM_PRIMARY_URL", primaryUrl);
-        env.put("SIM_BACKUP_URL", backupUrl);
-        env.put("PRIMARY_API_KEY", BenchFiles.API_KEY);
-        env.put("BACKUP_API_KEY", BenchFiles.API_KEY);
-        env.put("METRICS_PORT", "-1");
-        env.put("INSTANCE_ID", "bench-" + instance);
+        Map<String, String> env = new HashMap<>(ServiceEnv.of(database.scratch().server(),
+                database.name(), bootstrapServers, files,
+                ServiceEnv.providers(primaryUrl, backupUrl, BenchFiles.API_KEY), "bench-" + instance));
+        env.put(Env.HTTP_PORT, "0");
         return env;
     }
 

@@ -10,12 +10,16 @@ import dev.onejob.chaos.infra.Postgres;
 import dev.onejob.chaos.load.LoadGenerator;
 import dev.onejob.chaos.load.Operator;
 import dev.onejob.core.certification.CertificationStore;
+import dev.onejob.core.config.Env;
 import dev.onejob.core.config.Providers;
 import dev.onejob.core.contract.Contracts;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.db.DatabaseConfig;
-import dev.onejob.testing.proc.ChildProcess;
-import dev.onejob.testing.proc.ProcessRunner;
+import dev.onejob.infra.PostgresServer;
+import dev.onejob.infra.RunFiles;
+import dev.onejob.infra.ScratchDatabase;
+import dev.onejob.infra.proc.ChildProcess;
+import dev.onejob.infra.proc.ProcessRunner;
 import dev.onejob.providers.certify.CertificationReport;
 import dev.onejob.providers.certify.CertificationRunner;
 import dev.onejob.providers.ProviderClients;
@@ -58,9 +62,10 @@ public final class ChaosRun {
         say("fault schedule:\n" + schedule.describe());
         ProcessRunner runner = new ProcessRunner(settings.root(), "chaos", settings.work().resolve("logs"),
                 settings.work().resolve("dist"));
-        ChaosFiles files = new ChaosFiles(settings.work().resolve("config"), settings.root());
-        ChaosDatabase database = ChaosDatabase.create(env, settings.seed());
+        RunFiles files = ChaosFiles.write(settings.work().resolve("config"), settings.root());
         boolean keep = Boolean.parseBoolean(env.getOrDefault("CHAOS_KEEP_DATABASE", "false"));
+        ScratchDatabase database = ScratchDatabase.create(server(env),
+                "onejob_chaos_" + Long.toUnsignedString(settings.seed()) + "_" + ProcessHandle.current().pid(), keep);
         try (History history = History.create(settings.work().resolve("history.jsonl"));
              Cluster cluster = new Cluster(settings, runner, files, database)) {
             say("starting Kafka and the provider simulators");
@@ -81,13 +86,12 @@ public final class ChaosRun {
         } finally {
             if (keep) {
                 say("database kept: " + database.name());
-            } else {
-                database.close();
             }
+            database.close();
         }
     }
 
-    private List<Path> load(Cluster cluster, ChaosFiles files, ChaosDatabase database, History history,
+    private List<Path> load(Cluster cluster, RunFiles files, ScratchDatabase database, History history,
                             FaultSchedule schedule) throws InterruptedException {
         Map<String, String> tokens = new HashMap<>();
         ChaosFiles.OWNERS.forEach(owner -> tokens.put(owner, files.token(owner)));
@@ -154,7 +158,7 @@ public final class ChaosRun {
         };
     }
 
-    private static List<Operator.UnknownAttempt> unknownAttempts(ChaosDatabase database) throws Exception {
+    private static List<Operator.UnknownAttempt> unknownAttempts(ScratchDatabase database) throws Exception {
         List<Operator.UnknownAttempt> unknown = new ArrayList<>();
         for (List<String> row : database.query("SELECT a.id, a.job_id, a.provider, j.owner_id FROM attempts a "
                 + "JOIN jobs j ON j.id = a.job_id WHERE a.status = 'UNKNOWN'")) {
@@ -163,8 +167,16 @@ public final class ChaosRun {
         return unknown;
     }
 
+    /** The PostgreSQL server of DATABASE_URL (default the local one), where the run's database is made. */
+    private static PostgresServer server(Map<String, String> env) {
+        Map<String, String> withDefault = new HashMap<>(env);
+        withDefault.putIfAbsent(Env.DATABASE_URL, PostgresServer.DEFAULT_URL);
+        DatabaseConfig given = DatabaseConfig.fromEnv(withDefault);
+        return PostgresServer.at(given.jdbcUrl(), given.user(), given.password());
+    }
+
     /** Failover only goes to certified providers: certify both for every contract before the load. */
-    private void certify(Cluster cluster, ChaosFiles files, ChaosDatabase database) {
+    private void certify(Cluster cluster, RunFiles files, ScratchDatabase database) {
         Map<String, String> env = cluster.providerEnv();
         try (Database pool = Database.connect(new DatabaseConfig(database.jdbcUrl(), database.user(),
                 database.password(), 2), "chaos-certify");

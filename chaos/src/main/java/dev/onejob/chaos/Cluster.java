@@ -3,9 +3,13 @@ package dev.onejob.chaos;
 import dev.onejob.chaos.infra.KafkaBroker;
 import dev.onejob.chaos.infra.Nginx;
 import dev.onejob.chaos.infra.NginxConfig;
+import dev.onejob.core.config.Env;
 import dev.onejob.core.kafka.KafkaTopics;
-import dev.onejob.testing.proc.ChildProcess;
-import dev.onejob.testing.proc.ProcessRunner;
+import dev.onejob.infra.RunFiles;
+import dev.onejob.infra.ScratchDatabase;
+import dev.onejob.infra.ServiceEnv;
+import dev.onejob.infra.proc.ChildProcess;
+import dev.onejob.infra.proc.ProcessRunner;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -38,8 +42,8 @@ final class Cluster implements AutoCloseable {
 
     private final ChaosSettings settings;
     private final ProcessRunner runner;
-    private final ChaosFiles files;
-    private final ChaosDatabase database;
+    private final RunFiles files;
+    private final ScratchDatabase database;
     private final Map<String, Integer> generations = new java.util.concurrent.ConcurrentHashMap<>();
     private final Map<String, ChildProcess> services = new java.util.concurrent.ConcurrentHashMap<>();
     private final int[] ingestPorts = new int[INGESTS];
@@ -50,7 +54,7 @@ final class Cluster implements AutoCloseable {
     private String primaryControl;
     private String backupControl;
 
-    Cluster(ChaosSettings settings, ProcessRunner runner, ChaosFiles files, ChaosDatabase database) {
+    Cluster(ChaosSettings settings, ProcessRunner runner, RunFiles files, ScratchDatabase database) {
         this.settings = settings;
         this.runner = runner;
         this.files = files;
@@ -149,24 +153,10 @@ final class Cluster implements AutoCloseable {
     }
 
     private Map<String, String> serviceEnv(String name) {
-        Map<String, String> env = new HashMap<>();
-        env.put("DATABASE_URL", database.jdbcUrl());
-        env.put("DATABASE_USER", database.user());
-        if (database.password() != null) {
-            env.put("DATABASE_PASSWORD", database.password());
-        }
-        env.put("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers());
-        env.put("KAFKA_MAX_POLL_INTERVAL_MS", Long.toString(ChaosSettings.MAX_POLL_INTERVAL.toMillis()));
-        env.put("PROVIDERS_FILE", files.providersFile().toString());
-        env.put("CONTRACTS_DIR", files.contractsDir().toString());
-        env.put("TOKENS_FILE", files.tokensFile().toString());
-        env.put("HTTP_HOST", "127.0.0.1");
-        env.put("SIM_PRIMARY_URL", primaryUrl);
-        env.put("SIM_BACKUP_URL", backupUrl);
-        env.put("PRIMARY_API_KEY", ChaosFiles.API_KEY);
-        env.put("BACKUP_API_KEY", ChaosFiles.API_KEY);
-        env.put("METRICS_PORT", "-1");
-        env.put("INSTANCE_ID", "chaos-" + name);
+        Map<String, String> env = new HashMap<>(ServiceEnv.of(database.server(), database.name(),
+                broker.bootstrapServers(), files,
+                providerEnv(), "chaos-" + name));
+        env.put(Env.KAFKA_MAX_POLL_INTERVAL_MS, Long.toString(ChaosSettings.MAX_POLL_INTERVAL.toMillis()));
         return env;
     }
 
@@ -180,8 +170,7 @@ final class Cluster implements AutoCloseable {
 
     /** Env for in-process helpers (certification) that need the providers file's variables. */
     Map<String, String> providerEnv() {
-        return Map.of("SIM_PRIMARY_URL", primaryUrl, "SIM_BACKUP_URL", backupUrl,
-                "PRIMARY_API_KEY", ChaosFiles.API_KEY, "BACKUP_API_KEY", ChaosFiles.API_KEY);
+        return ServiceEnv.providers(primaryUrl, backupUrl, ChaosFiles.API_KEY);
     }
 
     URI api() {

@@ -1,5 +1,6 @@
 package dev.onejob.chaos;
 
+import dev.onejob.infra.ScratchDatabase;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -25,10 +26,10 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * {@code timeout} and says what was still pending (the checker then reports it as stuck).
  */
 final class Drain {
-    private final ChaosDatabase database;
+    private final ScratchDatabase database;
     private final String bootstrapServers;
 
-    Drain(ChaosDatabase database, String bootstrapServers) {
+    Drain(ScratchDatabase database, String bootstrapServers) {
         this.database = database;
         this.bootstrapServers = bootstrapServers;
     }

@@ -12,7 +12,7 @@ import dev.onejob.core.kafka.KafkaTopics;
 import dev.onejob.core.kafka.Topics;
 import dev.onejob.core.outbox.OutboxRelay;
 import dev.onejob.core.service.Loops;
-import dev.onejob.testing.EmbeddedKafka;
+import dev.onejob.infra.EmbeddedKafka;
 import dev.onejob.testing.TestDatabase;
 import dev.onejob.testing.TopicProbe;
 import java.io.IOException;

@@ -4,7 +4,8 @@ import dev.onejob.core.db.Database;
 import dev.onejob.core.db.DatabaseConfig;
 import dev.onejob.core.kafka.KafkaTopics;
 import dev.onejob.core.service.Loops;
-import dev.onejob.testing.EmbeddedKafka;
+import dev.onejob.infra.EmbeddedKafka;
+import dev.onejob.infra.PostgresServer;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -108,22 +109,11 @@ final class LocalStack implements AutoCloseable {
     }
 
     private static void createDatabaseIfMissing(DatabaseConfig config) {
-        DatabaseConfig admin = config.withDatabase("postgres");
-        try (Connection connection = DriverManager.getConnection(admin.jdbcUrl(), admin.user(), admin.password())) {
-            try (PreparedStatement exists = connection.prepareStatement("SELECT 1 FROM pg_database WHERE datname = ?")) {
-                exists.setString(1, config.databaseName());
-                try (ResultSet rows = exists.executeQuery()) {
-                    if (rows.next()) {
-                        return;
-                    }
-                }
-            }
-            try (Statement create = connection.createStatement()) {
-                create.execute("CREATE DATABASE \"" + config.databaseName().replace("\"", "\"\"") + "\"");
-            }
-        } catch (SQLException e) {
-            throw new StartupException("PostgreSQL is not reachable at " + admin.jdbcUrl() + " as " + admin.user()
-                    + " (" + e.getMessage() + "): start it, or set DATABASE_URL (and DATABASE_USER/DATABASE_PASSWORD)");
+        try {
+            PostgresServer.at(config.jdbcUrl(), config.user(), config.password())
+                    .createIfMissing(config.databaseName());
+        } catch (IllegalStateException e) {
+            throw new StartupException(e.getMessage() + " (and DATABASE_USER/DATABASE_PASSWORD)");
         }
     }
 

@@ -1,21 +1,16 @@
 package dev.onejob.infra;
 
-import dev.onejob.core.config.Env;
-import dev.onejob.core.config.Settings;
-import dev.onejob.core.db.DatabaseConfig;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
- * A PostgreSQL server the local tools create and drop databases on: the server of {@code DATABASE_URL} (default
- * 127.0.0.1:5432), as {@code DATABASE_USER} (default {@code postgres}) with {@code DATABASE_PASSWORD}. Every
+ * A PostgreSQL server the local tools create and drop databases on (the harnesses take it from
+ * {@code DATABASE_URL}, default 127.0.0.1:5432, as {@code DATABASE_USER}, default {@code postgres}). Every
  * statement runs on a short-lived connection to its {@code postgres} database, so a server restart in between
  * costs nothing. Database names reach SQL as quoted identifiers.
  */
@@ -32,16 +27,12 @@ public final class PostgresServer {
         this.password = password;
     }
 
-    /** The server named by the environment ({@code postgres://} URLs accepted, as by the services). */
-    public static PostgresServer fromEnv(Map<String, String> env) {
-        Map<String, String> withDefault = new HashMap<>(env);
-        withDefault.put(Env.DATABASE_URL, Settings.of(env).text(Env.DATABASE_URL, DEFAULT_URL));
-        return of(DatabaseConfig.fromEnv(withDefault));
-    }
-
-    /** The server of a database's configuration. */
-    public static PostgresServer of(DatabaseConfig config) {
-        return new PostgresServer(serverOf(config.jdbcUrl()), config.user(), config.password());
+    /** The server of a JDBC URL ({@code jdbc:postgresql://host:port/anything}). */
+    public static PostgresServer at(String jdbcUrl, String user, String password) {
+        if (!jdbcUrl.startsWith("jdbc:postgresql://")) {
+            throw new IllegalArgumentException("expected a jdbc:postgresql://host:port/... URL, got " + jdbcUrl);
+        }
+        return new PostgresServer(serverOf(jdbcUrl), user, password);
     }
 
     private static String serverOf(String jdbcUrl) {

@@ -1,7 +1,5 @@
 package dev.onejob.infra;
 
-import dev.onejob.core.db.Database;
-import dev.onejob.core.db.DatabaseConfig;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -9,6 +7,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import org.flywaydb.core.Flyway;
 
 /**
  * A database of a run's own on a {@link PostgresServer}: created fresh under a name that says whose it is (the
@@ -46,8 +45,9 @@ public final class ScratchDatabase implements AutoCloseable {
             }
         }
         ScratchDatabase created = new ScratchDatabase(server, name, keep);
-        try (Database database = Database.connect(created.config(2), "migrate-" + name)) {
-            Database.migrate(database.dataSource());
+        try {
+            Flyway.configure().dataSource(created.jdbcUrl(), created.user(), created.password())
+                    .locations("classpath:db/migration").load().migrate();
         } catch (RuntimeException e) {
             server.drop(name);
             throw e;
@@ -73,11 +73,6 @@ public final class ScratchDatabase implements AutoCloseable {
 
     public String password() {
         return server.password();
-    }
-
-    /** The configuration a service or a pool uses for this database. */
-    public DatabaseConfig config(int poolSize) {
-        return new DatabaseConfig(jdbcUrl(), user(), password(), poolSize);
     }
 
     public Connection connect() throws SQLException {

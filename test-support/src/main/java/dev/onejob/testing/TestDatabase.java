@@ -2,13 +2,10 @@ package dev.onejob.testing;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.onejob.infra.PostgresServer;
 import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
@@ -27,14 +24,12 @@ public final class TestDatabase {
     private static final long STALE_AFTER_SECONDS = 6 * 3600;
     private static TestDatabase shared;
 
-    private final String serverUrl;
-    private final String user;
+    private final PostgresServer server;
     private final String name;
     private final HikariDataSource dataSource;
 
-    private TestDatabase(String serverUrl, String user, String name, HikariDataSource dataSource) {
-        this.serverUrl = serverUrl;
-        this.user = user;
+    private TestDatabase(PostgresServer server, String name, HikariDataSource dataSource) {
+        this.server = server;
         this.name = name;
         this.dataSource = dataSource;
     }
@@ -53,11 +48,11 @@ public final class TestDatabase {
     }
 
     public String jdbcUrl() {
-        return serverUrl + "/" + name;
+        return server.jdbcUrl(name);
     }
 
     public String user() {
-        return user;
+        return server.user();
     }
 
     public String name() {
@@ -74,27 +69,20 @@ public final class TestDatabase {
     }
 
     private static TestDatabase create() {
-        String url = System.getenv().getOrDefault("DATABASE_URL", "jdbc:postgresql://127.0.0.1:5432/postgres");
+        String url = System.getenv().getOrDefault("DATABASE_URL", PostgresServer.DEFAULT_URL);
         if (!url.startsWith("jdbc:postgresql://")) {
             throw new IllegalStateException("tests need DATABASE_URL as jdbc:postgresql://host:port/db, got " + url);
         }
-        int slash = url.indexOf('/', "jdbc:postgresql://".length());
-        String serverUrl = slash < 0 ? url : url.substring(0, slash);
-        String user = System.getenv().getOrDefault("DATABASE_USER", "postgres");
+        PostgresServer server = PostgresServer.at(url, System.getenv().getOrDefault("DATABASE_USER", "postgres"),
+                System.getenv("DATABASE_PASSWORD"));
         String name = PREFIX + (System.currentTimeMillis() / 1000) + "_" + ProcessHandle.current().pid() + "_"
                 + Integer.toHexString(ThreadLocalRandom.current().nextInt(1 << 16));
-        try (Connection admin = DriverManager.getConnection(serverUrl + "/postgres", user, password());
-             Statement statement = admin.createStatement()) {
-            dropStale(statement);
-            statement.execute("CREATE DATABASE " + name);
-        } catch (SQLException e) {
-            throw new IllegalStateException("PostgreSQL is not reachable at " + serverUrl + " as " + user
-                    + " (start it, or set DATABASE_URL): " + e.getMessage(), e);
-        }
+        dropStale(server);
+        server.create(name);
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(serverUrl + "/" + name);
-        config.setUsername(user);
-        config.setPassword(password());
+        config.setJdbcUrl(server.jdbcUrl(name));
+        config.setUsername(server.user());
+        config.setPassword(server.password());
         // Grows to 72 only while a test races 64 threads; idle, it holds 2, so test JVMs and the services they start
         // stay well inside the server's 100 connections.
         config.setMaximumPoolSize(72);
@@ -103,43 +91,31 @@ public final class TestDatabase {
         config.setPoolName("test-" + name);
         HikariDataSource dataSource = new HikariDataSource(config);
         Flyway.configure().dataSource(dataSource).locations("classpath:db/migration").load().migrate();
-        log.info("test database {} created and migrated at {}", name, serverUrl);
-        return new TestDatabase(serverUrl, user, name, dataSource);
+        log.info("test database {} created and migrated at {}", name, server.serverUrl());
+        return new TestDatabase(server, name, dataSource);
     }
 
-    private static void dropStale(Statement statement) throws SQLException {
+    /** Databases of earlier runs that died without dropping theirs. */
+    private static void dropStale(PostgresServer server) {
         long now = System.currentTimeMillis() / 1000;
-        List<String> stale = new ArrayList<>();
-        try (ResultSet rows = statement.executeQuery(
-                "SELECT datname FROM pg_database WHERE datname LIKE '" + PREFIX + "%'")) {
-            while (rows.next()) {
-                String db = rows.getString(1);
-                String[] parts = db.substring(PREFIX.length()).split("_");
-                try {
-                    if (now - Long.parseLong(parts[0]) > STALE_AFTER_SECONDS) {
-                        stale.add(db);
-                    }
-                } catch (NumberFormatException ignored) {
-                    // Not one of ours.
+        for (String db : server.databases(PREFIX)) {
+            String[] parts = db.substring(PREFIX.length()).split("_");
+            try {
+                if (now - Long.parseLong(parts[0]) > STALE_AFTER_SECONDS) {
+                    server.drop(db);
                 }
+            } catch (NumberFormatException ignored) {
+                // Not one of ours.
             }
-        }
-        for (String db : stale) {
-            statement.execute("DROP DATABASE IF EXISTS " + db + " WITH (FORCE)");
         }
     }
 
     private void drop() {
         dataSource.close();
-        try (Connection admin = DriverManager.getConnection(serverUrl + "/postgres", user, password());
-             Statement statement = admin.createStatement()) {
-            statement.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
-        } catch (SQLException e) {
+        try {
+            server.drop(name);
+        } catch (IllegalStateException e) {
             System.err.println("could not drop test database " + name + ": " + e.getMessage());
         }
-    }
-
-    private static String password() {
-        return System.getenv("DATABASE_PASSWORD");
     }
 }

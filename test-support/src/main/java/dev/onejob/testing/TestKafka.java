@@ -1,5 +1,6 @@
 package dev.onejob.testing;
 
+import dev.onejob.infra.EmbeddedKafka;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;

@@ -1,7 +1,7 @@
 package dev.onejob.bench.proc;
 
-import dev.onejob.testing.proc.ChildProcess;
-import dev.onejob.testing.proc.ProcessRunner;
+import dev.onejob.infra.proc.ChildProcess;
+import dev.onejob.infra.proc.ProcessRunner;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;

@@ -1,6 +1,6 @@
 package dev.onejob.bench.proc;
 
-import dev.onejob.testing.proc.ProcessRunner;
+import dev.onejob.infra.proc.ProcessRunner;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

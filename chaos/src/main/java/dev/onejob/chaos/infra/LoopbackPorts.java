@@ -1,6 +1,6 @@
 package dev.onejob.chaos.infra;
 
-import dev.onejob.testing.proc.ChildProcess;
+import dev.onejob.infra.proc.ChildProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;

@@ -1,7 +1,7 @@
 package dev.onejob.chaos.infra;
 
-import dev.onejob.testing.proc.ChildProcess;
-import dev.onejob.testing.proc.ProcessRunner;
+import dev.onejob.infra.proc.ChildProcess;
+import dev.onejob.infra.proc.ProcessRunner;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

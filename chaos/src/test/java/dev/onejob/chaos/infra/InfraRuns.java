@@ -1,6 +1,6 @@
 package dev.onejob.chaos.infra;
 
-import dev.onejob.testing.proc.ProcessRunner;
+import dev.onejob.infra.proc.ProcessRunner;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

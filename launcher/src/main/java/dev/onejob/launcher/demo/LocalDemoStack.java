@@ -1,6 +1,7 @@
 package dev.onejob.launcher.demo;
 
 import dev.onejob.core.db.DatabaseConfig;
+import dev.onejob.infra.PostgresServer;
 import dev.onejob.launcher.InProcessStack;
 import dev.onejob.launcher.cli.CliFailure;
 import java.io.IOException;
@@ -151,13 +152,10 @@ final class LocalDemoStack {
     }
 
     private static void drop(DatabaseConfig database, Narrator narrator) {
-        DatabaseConfig admin = database.withDatabase("postgres");
-        try (Connection connection = DriverManager.getConnection(admin.jdbcUrl(), admin.user(), admin.password());
-             Statement statement = connection.createStatement()) {
-            statement.execute("DROP DATABASE IF EXISTS \"" + database.databaseName().replace("\"", "\"\"")
-                    + "\" WITH (FORCE)");
+        try {
+            PostgresServer.at(database.jdbcUrl(), database.user(), database.password()).drop(database.databaseName());
             narrator.say("dropped the demo's database " + database.databaseName());
-        } catch (SQLException e) {
+        } catch (IllegalStateException e) {
             narrator.say("could not drop the demo's database " + database.databaseName() + ": " + e.getMessage());
         }
     }

@@ -1,4 +1,4 @@
-package dev.onejob.testing.proc;
+package dev.onejob.infra.proc;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,4 +1,4 @@
-package dev.onejob.testing;
+package dev.onejob.infra;
 
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -5,6 +5,8 @@ import dev.onejob.core.config.Providers;
 import dev.onejob.core.contract.Contract;
 import dev.onejob.core.contract.Contracts;
 import dev.onejob.core.db.DatabaseException;
+import dev.onejob.core.events.AttemptCommand;
+import dev.onejob.core.events.Headers;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.kafka.Topics;
@@ -49,7 +51,6 @@ import org.slf4j.LoggerFactory;
 public final class AttemptWorker implements Loops.Loop {
     private static final Logger log = LoggerFactory.getLogger(AttemptWorker.class);
     public static final String GROUP_ID = "attempt-worker";
-    static final String DLQ_REASON_HEADER = "onejob-dlq-reason";
 
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final KafkaProducer<byte[], byte[]> deadLetters;
@@ -202,7 +203,7 @@ public final class AttemptWorker implements Loops.Loop {
     private void deadLetter(ConsumerRecord<byte[], byte[]> record, String reason) {
         ProducerRecord<byte[], byte[]> letter = new ProducerRecord<>(Topics.ATTEMPT_COMMANDS_DLQ.name(), null,
                 record.key(), record.value(), record.headers());
-        letter.headers().add(DLQ_REASON_HEADER, reason.getBytes(StandardCharsets.UTF_8));
+        letter.headers().add(Headers.DLQ_REASON, reason.getBytes(StandardCharsets.UTF_8));
         try {
             deadLetters.send(letter).get();
         } catch (Exception e) {

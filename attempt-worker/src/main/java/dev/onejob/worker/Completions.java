@@ -1,11 +1,12 @@
 package dev.onejob.worker;
 
 import dev.onejob.core.config.ProviderConfig;
+import dev.onejob.core.events.AttemptCommand;
 import dev.onejob.core.events.AttemptCompletion;
+import dev.onejob.core.events.Headers;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.kafka.Topics;
-import dev.onejob.core.outbox.OutboxStore;
 import dev.onejob.providers.CallOutcome;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -72,8 +73,8 @@ final class Completions implements AutoCloseable {
     private void publish(AttemptCompletion completion) {
         ProducerRecord<String, byte[]> record = new ProducerRecord<>(Topics.ATTEMPT_COMPLETIONS.name(),
                 completion.jobId().toString(), Json.write(completion.toJson()).getBytes(StandardCharsets.UTF_8));
-        record.headers().add(OutboxStore.SCHEMA_VERSION_HEADER,
-                Integer.toString(AttemptCompletion.SCHEMA_VERSION).getBytes(StandardCharsets.UTF_8));
+        record.headers().add(Headers.SCHEMA_VERSION,
+                Integer.toString(AttemptCompletion.VERSION).getBytes(StandardCharsets.UTF_8));
         for (int attempt = 1; attempt <= TRIES; attempt++) {
             try {
                 producer.send(record).get(60, TimeUnit.SECONDS);

@@ -179,7 +179,7 @@ class AttemptWorkerIT {
         fixture.producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(
                 dev.onejob.core.kafka.Topics.ATTEMPT_COMMANDS.name(), attempt.jobId().toString().getBytes(),
                 dev.onejob.core.json.Json.write(dev.onejob.core.ledger.LedgerEvents.attemptCommand(
-                        fixture.ledger.job(attempt.jobId()).orElseThrow(), attempt)).getBytes())).get();
+                        fixture.ledger.job(attempt.jobId()).orElseThrow(), attempt).toJson()).getBytes())).get();
         fixture.relay(1);
         // (the killed member holds its partitions until its 10 s session times out)
         assertEquals(1, fixture.completions(List.of(redelivered), 1, Duration.ofSeconds(60)).size());

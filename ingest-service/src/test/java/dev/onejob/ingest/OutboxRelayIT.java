@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.onejob.core.events.Headers;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.kafka.Topics;
 import dev.onejob.core.ledger.LedgerStore;
@@ -106,7 +107,7 @@ class OutboxRelayIT {
         assertEquals(1, commands.size(), "read_committed consumers see the command exactly once");
         assertTrue(TopicProbe.text(commands.get(0).value()).contains(created.firstAttempt().id().toString()));
         assertEquals("attempt-commands/" + created.firstAttempt().id(), new String(
-                commands.get(0).headers().lastHeader(OutboxStore.EVENT_ID_HEADER).value()));
+                commands.get(0).headers().lastHeader(Headers.EVENT_ID).value()));
     }
 
     @Test

@@ -3,8 +3,8 @@ package dev.onejob.reconciler;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.events.AttemptCompletion;
+import dev.onejob.core.events.Headers;
 import dev.onejob.core.json.Json;
-import dev.onejob.core.kafka.JsonSerde;
 import dev.onejob.core.kafka.Topics;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -37,7 +37,6 @@ import org.apache.kafka.streams.state.WindowStore;
  * </ol>
  */
 public final class ReconcilerTopology {
-    public static final String DLQ_REASON_HEADER = "onejob-dlq-reason";
     static final Duration STATS_WINDOW = Duration.ofHours(1);
 
     private ReconcilerTopology() {
@@ -50,16 +49,19 @@ public final class ReconcilerTopology {
                 .filter((key, rejected) -> rejected != null)
                 .to(Topics.ATTEMPT_COMPLETIONS_DLQ.name(), Produced.with(Serdes.ByteArray(), Serdes.ByteArray()));
 
-        JsonSerde json = new JsonSerde();
-        builder.stream(Topics.RACE_AUDIT.name(), Consumed.with(Serdes.String(), json))
+        // Completions are read as bytes (one that does not parse is dead-lettered as it came); race-audit and its
+        // stats are onejob's own records, read and written with the registry's serdes.
+        builder.stream(Topics.RACE_AUDIT.name(), Consumed.with(Topics.RACE_AUDIT.keySerde(),
+                        Topics.RACE_AUDIT.valueSerde()))
                 .map((jobId, audit) -> KeyValue.pair(providerPair(audit), audit))
-                .groupByKey(Grouped.with(Serdes.String(), json))
+                .groupByKey(Grouped.with(Topics.RACE_AUDIT.keySerde(), Topics.RACE_AUDIT.valueSerde()))
                 .windowedBy(TimeWindows.ofSizeWithNoGrace(STATS_WINDOW))
                 .count(Materialized.<String, Long, WindowStore<Bytes, byte[]>>as("lost-races-per-provider-pair-hour"))
                 .toStream()
                 .map((window, count) -> KeyValue.pair(window.key() + "@" + window.window().startTime(),
                         (JsonNode) stats(window, count)))
-                .to(Topics.RACE_AUDIT_STATS.name(), Produced.with(Serdes.String(), json));
+                .to(Topics.RACE_AUDIT_STATS.name(), Produced.with(Topics.RACE_AUDIT_STATS.keySerde(),
+                        Topics.RACE_AUDIT_STATS.valueSerde()));
         return builder.build();
     }
 
@@ -105,8 +107,8 @@ public final class ReconcilerTopology {
                 context.forward(record.withValue(null));
                 return;
             }
-            record.headers().add(DLQ_REASON_HEADER, reason.getBytes(StandardCharsets.UTF_8));
-            record.headers().add("onejob-dlq-detected-at", Instant.now().toString().getBytes(StandardCharsets.UTF_8));
+            record.headers().add(Headers.DLQ_REASON, reason.getBytes(StandardCharsets.UTF_8));
+            record.headers().add(Headers.DLQ_DETECTED_AT, Instant.now().toString().getBytes(StandardCharsets.UTF_8));
             context.forward(record);
         }
 

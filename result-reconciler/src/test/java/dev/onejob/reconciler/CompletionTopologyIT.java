@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.onejob.core.db.Database;
 import dev.onejob.core.events.AttemptCompletion;
+import dev.onejob.core.events.Headers;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.Topics;
 import dev.onejob.core.ledger.Attempt;
@@ -57,7 +58,7 @@ class CompletionTopologyIT {
 
     private String deadLetterReason() {
         var letter = deadLetters.readRecord();
-        return new String(letter.headers().lastHeader(ReconcilerTopology.DLQ_REASON_HEADER).value(),
+        return new String(letter.headers().lastHeader(Headers.DLQ_REASON).value(),
                 StandardCharsets.UTF_8);
     }
 

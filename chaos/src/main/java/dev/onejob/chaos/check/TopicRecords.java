@@ -7,6 +7,7 @@ import dev.onejob.chaos.check.RunRecord.DeadLetter;
 import dev.onejob.chaos.check.RunRecord.JobResult;
 import dev.onejob.chaos.check.RunRecord.RaceAudit;
 import dev.onejob.chaos.check.RunRecord.RequestOutcome;
+import dev.onejob.core.events.Headers;
 import dev.onejob.core.json.Json;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -24,10 +25,8 @@ import org.apache.kafka.common.header.Header;
  * "topic/partition/offset: why" in {@link #unreadable()}, never skipped silently. Ids are lower-cased UUID text.
  */
 final class TopicRecords {
-    /** The header ingest-service puts the dead-letter reason in (its JobRequestConsumer.DLQ_REASON_HEADER). */
-    static final String DLQ_REASON_HEADER = "onejob-dlq-reason";
-    /** Where the poison record was: {@code topic/partition/offset} (JobRequestConsumer.DLQ_SOURCE_HEADER). */
-    static final String DLQ_SOURCE_HEADER = "onejob-dlq-source";
+    /** The header ingest-service puts the dead-letter reason in (its Headers.DLQ_REASON). */
+    /** Where the poison record was: {@code topic/partition/offset} (Headers.DLQ_SOURCE). */
     private static final Pattern UUID_TEXT =
             Pattern.compile("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
 
@@ -80,7 +79,7 @@ final class TopicRecords {
     /** A dead letter is read from its key and headers only: its value is the poison, unreadable by design. */
     static List<DeadLetter> deadLetters(List<ConsumerRecord<byte[], byte[]>> records) {
         return records.stream().map(r -> new DeadLetter(r.key() == null ? null
-                : new String(r.key(), StandardCharsets.UTF_8), header(r, DLQ_REASON_HEADER), header(r, DLQ_SOURCE_HEADER)))
+                : new String(r.key(), StandardCharsets.UTF_8), header(r, Headers.DLQ_REASON), header(r, Headers.DLQ_SOURCE)))
                 .toList();
     }
 

@@ -14,6 +14,7 @@ import dev.onejob.chaos.check.RunRecord.ProviderCall;
 import dev.onejob.chaos.check.RunRecord.RaceAudit;
 import dev.onejob.chaos.check.RunRecord.RequestOutcome;
 import dev.onejob.core.events.AttemptCompletion;
+import dev.onejob.core.events.Headers;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.ledger.Attempt;
 import dev.onejob.core.ledger.AttemptStatus;
@@ -49,12 +50,12 @@ class TopicRecordsTest {
         TopicRecords read = new TopicRecords();
 
         List<JobResult> results = read.read(records("job-results",
-                LedgerEvents.jobResult(job, List.of(loser, winner))), TopicRecords::result);
+                LedgerEvents.jobResult(job, List.of(loser, winner)).toJson()), TopicRecords::result);
         List<RaceAudit> audits = read.read(records("race-audit",
-                LedgerEvents.raceAudit(job, winner, loser, LossReason.LOST_CAS, "b".repeat(64), NOW)),
+                LedgerEvents.raceAudit(job, winner, loser, LossReason.LOST_CAS, "b".repeat(64), NOW).toJson()),
                 TopicRecords::raceAudit);
         List<AttemptCommand> commands = read.read(records("attempt-commands",
-                LedgerEvents.attemptCommand(job, winner)), TopicRecords::command);
+                LedgerEvents.attemptCommand(job, winner).toJson()), TopicRecords::command);
 
         assertEquals(List.of(new JobResult(JOB.toString(), "alice", "k-1", "SUCCEEDED", WINNER.toString(), RESULT)),
                 results);
@@ -99,7 +100,7 @@ class TopicRecordsTest {
     void aDeadLetterIsReadFromItsKeyAndReasonHeader() {
         ConsumerRecord<byte[], byte[]> letter = new ConsumerRecord<>("job-requests.dlq", 0, 0,
                 "poison-1".getBytes(StandardCharsets.UTF_8), new byte[] {1, 2});
-        letter.headers().add(TopicRecords.DLQ_REASON_HEADER, "not JSON".getBytes(StandardCharsets.UTF_8));
+        letter.headers().add(Headers.DLQ_REASON, "not JSON".getBytes(StandardCharsets.UTF_8));
         ConsumerRecord<byte[], byte[]> bare = new ConsumerRecord<>("job-requests.dlq", 0, 1, null, null);
 
         List<DeadLetter> letters = TopicRecords.deadLetters(List.of(letter, bare));

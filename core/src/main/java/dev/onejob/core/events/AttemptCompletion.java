@@ -15,7 +15,7 @@ import java.util.UUID;
 public record AttemptCompletion(UUID attemptId, UUID jobId, Outcome outcome, JsonNode result, Error error,
                                 String unknownReason, String provider, String model, String providerRequestId,
                                 long latencyMs, Instant completedAt) {
-    public static final int SCHEMA_VERSION = 1;
+    public static final int VERSION = 1;
 
     public enum Outcome { SUCCEEDED, FAILED, UNKNOWN }
 

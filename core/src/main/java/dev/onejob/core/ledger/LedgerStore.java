@@ -5,6 +5,9 @@ import static dev.onejob.core.ledger.LedgerRows.JOB_COLUMNS;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.db.Database;
+import dev.onejob.core.events.AttemptCommand;
+import dev.onejob.core.events.JobResult;
+import dev.onejob.core.events.RaceAudit;
 import dev.onejob.core.json.CanonicalJson;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.Topics;
@@ -314,8 +317,8 @@ public final class LedgerStore {
         Attempt winner = job.completedBy() == null ? null
                 : LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, job.completedBy()).orElseThrow();
         OutboxStore.enqueue(connection, Topics.RACE_AUDIT, attemptId.toString(), jobId.toString(),
-                LedgerEvents.raceAudit(job, winner, discarded, reason, resultSha256, Instant.now()),
-                LedgerEvents.RACE_AUDIT_VERSION);
+                LedgerEvents.raceAudit(job, winner, discarded, reason, resultSha256, Instant.now()).toJson(),
+                RaceAudit.VERSION);
         return new CompletionOutcome.Lost(jobId, attemptId, job.completedBy(), reason, true);
     }
 
@@ -434,7 +437,7 @@ public final class LedgerStore {
                 UUID.randomUUID(), job.id(), job.id(), provider, jobVersion, override);
         if (created.isPresent()) {
             OutboxStore.enqueue(connection, Topics.ATTEMPT_COMMANDS, created.get().id().toString(), job.id().toString(),
-                    LedgerEvents.attemptCommand(job, created.get()), LedgerEvents.ATTEMPT_COMMAND_VERSION);
+                    LedgerEvents.attemptCommand(job, created.get()).toJson(), AttemptCommand.VERSION);
         }
         return created;
     }
@@ -457,7 +460,7 @@ public final class LedgerStore {
         Job job = LedgerSql.queryOne(connection, SELECT_JOB, LedgerRows::job, jobId).orElseThrow();
         List<Attempt> attempts = LedgerSql.queryList(connection, SELECT_ATTEMPTS_OF_JOB, LedgerRows::attempt, jobId);
         OutboxStore.enqueue(connection, Topics.JOB_RESULTS, jobId.toString(), jobId.toString(),
-                LedgerEvents.jobResult(job, attempts), LedgerEvents.JOB_RESULT_VERSION);
+                LedgerEvents.jobResult(job, attempts).toJson(), JobResult.VERSION);
     }
 
     private static Job lockJob(Connection connection, UUID jobId) throws SQLException {

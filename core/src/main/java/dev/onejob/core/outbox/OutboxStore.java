@@ -1,6 +1,7 @@
 package dev.onejob.core.outbox;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.onejob.core.events.Headers;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.Topic;
 import java.sql.Connection;
@@ -16,9 +17,7 @@ import java.util.Map;
  */
 public final class OutboxStore {
     /** Header carrying the JSON Schema version of the payload. */
-    public static final String SCHEMA_VERSION_HEADER = "onejob-schema-version";
     /** Header carrying the dedupe key, so consumers can recognise a re-sent event. */
-    public static final String EVENT_ID_HEADER = "onejob-event-id";
 
     private static final String INSERT_EVENT_IF_ABSENT = """
             INSERT INTO outbox (topic, dedupe_key, message_key, payload, headers)
@@ -51,7 +50,7 @@ public final class OutboxStore {
     public record OutboxEvent(long id, String topic, String messageKey, JsonNode payload, Map<String, String> headers,
                               int publishAttempts, java.time.Instant createdAt) {
         public String eventId() {
-            return headers.get(EVENT_ID_HEADER);
+            return headers.get(Headers.EVENT_ID);
         }
     }
 
@@ -65,8 +64,8 @@ public final class OutboxStore {
     public static boolean enqueue(Connection connection, Topic<String, JsonNode> topic, String dedupeKey,
                                   String messageKey, JsonNode payload, int schemaVersion) throws SQLException {
         var headers = Json.object();
-        headers.put(SCHEMA_VERSION_HEADER, Integer.toString(schemaVersion));
-        headers.put(EVENT_ID_HEADER, topic.name() + "/" + dedupeKey);
+        headers.put(Headers.SCHEMA_VERSION, Integer.toString(schemaVersion));
+        headers.put(Headers.EVENT_ID, topic.name() + "/" + dedupeKey);
         try (PreparedStatement statement = connection.prepareStatement(INSERT_EVENT_IF_ABSENT)) {
             statement.setString(1, topic.name());
             statement.setString(2, dedupeKey);

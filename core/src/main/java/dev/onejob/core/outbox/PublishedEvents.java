@@ -1,5 +1,6 @@
 package dev.onejob.core.outbox;
 
+import dev.onejob.core.events.Headers;
 import dev.onejob.core.kafka.KafkaConfig;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -50,7 +51,7 @@ final class PublishedEvents implements AutoCloseable {
         consumer.seek(tp, start.offset());
         while (consumer.position(tp) < end) {
             for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
-                Header id = record.headers().lastHeader(OutboxStore.EVENT_ID_HEADER);
+                Header id = record.headers().lastHeader(Headers.EVENT_ID);
                 if (id != null && event.eventId().equals(new String(id.value(), StandardCharsets.UTF_8))) {
                     return true;
                 }

@@ -1,6 +1,7 @@
 package dev.onejob.ingest.kafka;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.onejob.core.events.Headers;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.kafka.Topics;
@@ -46,8 +47,6 @@ import org.slf4j.LoggerFactory;
 public final class JobRequestConsumer implements Loops.Loop {
     private static final Logger log = LoggerFactory.getLogger(JobRequestConsumer.class);
     public static final String GROUP_ID = "ingest-service";
-    static final String DLQ_REASON_HEADER = "onejob-dlq-reason";
-    static final String DLQ_SOURCE_HEADER = "onejob-dlq-source";
 
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final KafkaProducer<byte[], byte[]> producer;
@@ -147,7 +146,7 @@ public final class JobRequestConsumer implements Loops.Loop {
         for (int i = 0; i < all.size(); i++) {
             ConsumerRecord<byte[], byte[]> record = all.get(i);
             Object answer = answers.get(i);
-            ObjectNode outcome = JobRequestOutcomes.of(record, answer);
+            ObjectNode outcome = JobRequestOutcomes.of(record, answer).toJson();
             if (answer instanceof JobRequestRecords.Poison poison) {
                 acks.add(producer.send(deadLetter(record, poison.reason())));
                 metrics.deadLettered(Topics.JOB_REQUESTS.name());
@@ -162,7 +161,7 @@ public final class JobRequestConsumer implements Loops.Loop {
             ProducerRecord<byte[], byte[]> answerRecord = new ProducerRecord<>(Topics.JOB_REQUEST_OUTCOMES.name(),
                     key == null ? null : key.getBytes(StandardCharsets.UTF_8),
                     Json.write(outcome).getBytes(StandardCharsets.UTF_8));
-            answerRecord.headers().add(OutboxStore.SCHEMA_VERSION_HEADER,
+            answerRecord.headers().add(Headers.SCHEMA_VERSION,
                     JobRequestOutcomes.SCHEMA_VERSION.getBytes(StandardCharsets.UTF_8));
             acks.add(producer.send(answerRecord));
         }
@@ -188,8 +187,8 @@ public final class JobRequestConsumer implements Loops.Loop {
     private static ProducerRecord<byte[], byte[]> deadLetter(ConsumerRecord<byte[], byte[]> record, String reason) {
         ProducerRecord<byte[], byte[]> letter = new ProducerRecord<>(Topics.JOB_REQUESTS_DLQ.name(), null,
                 record.key(), record.value(), record.headers());
-        letter.headers().add(DLQ_REASON_HEADER, reason.getBytes(StandardCharsets.UTF_8));
-        letter.headers().add(DLQ_SOURCE_HEADER, (record.topic() + "/" + record.partition() + "/" + record.offset())
+        letter.headers().add(Headers.DLQ_REASON, reason.getBytes(StandardCharsets.UTF_8));
+        letter.headers().add(Headers.DLQ_SOURCE, (record.topic() + "/" + record.partition() + "/" + record.offset())
                 .getBytes(StandardCharsets.UTF_8));
         return letter;
     }

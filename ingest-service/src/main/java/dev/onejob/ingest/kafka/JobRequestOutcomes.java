@@ -1,8 +1,9 @@
 package dev.onejob.ingest.kafka;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.onejob.core.json.Json;
+import dev.onejob.core.events.JobRequestOutcome;
 import dev.onejob.core.ledger.SubmitOutcome;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
@@ -12,7 +13,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  */
 final class JobRequestOutcomes {
     /** Version of {@code events/job-request-outcome.v1.schema.json}, sent in the schema-version header. */
-    static final String SCHEMA_VERSION = "1";
+    static final String SCHEMA_VERSION = Integer.toString(JobRequestOutcome.VERSION);
+    private static final String PROBLEMS = "https://onejob.dev/problems/";
     /**
      * Anything echoed from the request is cut to this many characters, and at most {@link #MAX_ERRORS} errors are
      * listed: an answer must always fit on its topic, or the record it answers could never be answered.
@@ -23,48 +25,48 @@ final class JobRequestOutcomes {
     private JobRequestOutcomes() {
     }
 
-    static ObjectNode of(ConsumerRecord<byte[], byte[]> record, Object answer) {
-        ObjectNode outcome = Json.object();
-        nullable(outcome, "request_id", bounded(JobRequestRecords.header(record, JobRequestRecords.REQUEST_ID_HEADER)));
-        ObjectNode source = outcome.putObject("source");
-        source.put("topic", record.topic());
-        source.put("partition", record.partition());
-        source.put("offset", record.offset());
+    static JobRequestOutcome of(ConsumerRecord<byte[], byte[]> record, Object answer) {
+        String requestId = bounded(JobRequestRecords.header(record, JobRequestRecords.REQUEST_ID_HEADER));
+        JobRequestOutcome.Source source = new JobRequestOutcome.Source(record.topic(), record.partition(),
+                record.offset());
         if (answer instanceof JobRequestRecords.Poison poison) {
-            identity(outcome, poison.ownerId(), poison.idempotencyKey());
-            invalid(outcome, "malformed-record", poison.reason(), java.util.List.of(poison.reason()));
-        } else if (answer instanceof JobRequestConsumerAnswers.Invalid invalid) {
-            identity(outcome, invalid.ownerId(), invalid.idempotencyKey());
-            invalid(outcome, "invalid-request", String.join("; ", invalid.problems()), invalid.problems());
-        } else {
-            JobRequestConsumerAnswers.Submitted submitted = (JobRequestConsumerAnswers.Submitted) answer;
-            identity(outcome, submitted.ownerId(), submitted.idempotencyKey());
-            SubmitOutcome result = submitted.outcome();
-            if (result instanceof SubmitOutcome.Created created) {
-                outcome.put("outcome", "CREATED");
-                outcome.put("job_id", created.job().id().toString());
-            } else if (result instanceof SubmitOutcome.Replayed replayed) {
-                outcome.put("outcome", "REPLAYED");
-                outcome.put("job_id", replayed.job().id().toString());
-            } else if (result instanceof SubmitOutcome.Refused refused) {
-                invalid(outcome, "invalid-request", refused.reason(), java.util.List.of(refused.reason()));
-            } else {
-                SubmitOutcome.Conflict conflict = (SubmitOutcome.Conflict) result;
-                outcome.put("outcome", "CONFLICT");
-                outcome.put("job_id", conflict.existingJobId().toString());
-                problem(outcome, "idempotency-key-reused", "this idempotency key already names job "
-                        + conflict.existingJobId() + ", created from a different request");
-            }
-            if (!outcome.has("problem")) {
-                outcome.putNull("problem");
-            }
+            return invalid(requestId, poison.ownerId(), poison.idempotencyKey(), "malformed-record", poison.reason(),
+                    List.of(poison.reason()), source);
         }
-        return outcome;
+        if (answer instanceof JobRequestConsumerAnswers.Invalid invalid) {
+            return invalid(requestId, invalid.ownerId(), invalid.idempotencyKey(), "invalid-request",
+                    String.join("; ", invalid.problems()), invalid.problems(), source);
+        }
+        JobRequestConsumerAnswers.Submitted submitted = (JobRequestConsumerAnswers.Submitted) answer;
+        String owner = bounded(submitted.ownerId());
+        String key = bounded(submitted.idempotencyKey());
+        SubmitOutcome result = submitted.outcome();
+        if (result instanceof SubmitOutcome.Created created) {
+            return new JobRequestOutcome(requestId, owner, key, "CREATED", created.job().id(), null, source);
+        }
+        if (result instanceof SubmitOutcome.Replayed replayed) {
+            return new JobRequestOutcome(requestId, owner, key, "REPLAYED", replayed.job().id(), null, source);
+        }
+        if (result instanceof SubmitOutcome.Refused refused) {
+            return invalid(requestId, submitted.ownerId(), submitted.idempotencyKey(), "invalid-request",
+                    refused.reason(), List.of(refused.reason()), source);
+        }
+        SubmitOutcome.Conflict conflict = (SubmitOutcome.Conflict) result;
+        return new JobRequestOutcome(requestId, owner, key, "CONFLICT", conflict.existingJobId(),
+                new JobRequestOutcome.Problem(PROBLEMS + "idempotency-key-reused", bounded("this idempotency key "
+                        + "already names job " + conflict.existingJobId() + ", created from a different request"),
+                        null), source);
     }
 
-    private static void identity(ObjectNode outcome, String ownerId, String key) {
-        nullable(outcome, "owner_id", bounded(ownerId));
-        nullable(outcome, "idempotency_key", bounded(key));
+    private static JobRequestOutcome invalid(String requestId, String ownerId, String key, String type, String detail,
+                                             List<String> errors, JobRequestOutcome.Source source) {
+        List<String> listed = new ArrayList<>(errors.stream().limit(MAX_ERRORS).map(JobRequestOutcomes::bounded)
+                .toList());
+        if (errors.size() > MAX_ERRORS) {
+            listed.add("... and " + (errors.size() - MAX_ERRORS) + " more");
+        }
+        return new JobRequestOutcome(requestId, bounded(ownerId), bounded(key), "INVALID", null,
+                new JobRequestOutcome.Problem(PROBLEMS + type, bounded(detail), listed), source);
     }
 
     static String bounded(String text) {
@@ -72,31 +74,5 @@ final class JobRequestOutcomes {
             return text;
         }
         return text.substring(0, MAX_ECHO) + "... (" + (text.length() - MAX_ECHO) + " more characters)";
-    }
-
-    private static void invalid(ObjectNode outcome, String type, String detail, java.util.List<String> errors) {
-        outcome.put("outcome", "INVALID");
-        outcome.putNull("job_id");
-        ObjectNode problem = problem(outcome, type, detail);
-        var array = problem.putArray("errors");
-        errors.stream().limit(MAX_ERRORS).map(JobRequestOutcomes::bounded).forEach(array::add);
-        if (errors.size() > MAX_ERRORS) {
-            array.add("... and " + (errors.size() - MAX_ERRORS) + " more");
-        }
-    }
-
-    private static ObjectNode problem(ObjectNode outcome, String type, String detail) {
-        ObjectNode problem = outcome.putObject("problem");
-        problem.put("type", "https://onejob.dev/problems/" + type);
-        problem.put("detail", bounded(detail));
-        return problem;
-    }
-
-    private static void nullable(ObjectNode node, String field, String value) {
-        if (value == null) {
-            node.putNull(field);
-        } else {
-            node.put(field, value);
-        }
     }
 }

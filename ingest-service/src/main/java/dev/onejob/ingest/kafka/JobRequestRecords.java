@@ -1,6 +1,7 @@
 package dev.onejob.ingest.kafka;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.onejob.core.events.Headers;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.ledger.IdempotencyKey;
 import java.io.IOException;
@@ -14,7 +15,7 @@ import org.apache.kafka.common.header.Header;
  * dead-letter topic with the reason, and the consumer moves on.
  */
 final class JobRequestRecords {
-    static final String REQUEST_ID_HEADER = "request_id";
+    static final String REQUEST_ID_HEADER = Headers.REQUEST_ID;
 
     private JobRequestRecords() {
     }

@@ -1,0 +1,112 @@
+package dev.onejob.core.events;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.onejob.core.json.Json;
+import dev.onejob.core.json.JsonSchemas;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every wire event, written by its record, validates against its JSON Schema in the schema module, reads back to
+ * an equal record, and its schema refuses an invented field: the record and the schema change together.
+ */
+class EventRoundTripTest {
+    private static final Instant T = Instant.parse("2026-12-03T12:00:00.123Z");
+    private static final UUID JOB = UUID.fromString("00000000-0000-4000-8000-000000000001");
+    private static final UUID A = UUID.fromString("00000000-0000-4000-8000-00000000000a");
+    private static final UUID B = UUID.fromString("00000000-0000-4000-8000-00000000000b");
+    private static final JsonNode REQUEST = Json.parse(
+            "{\"contract\":\"sentiment\",\"variables\":{\"text\":\"héllo\"},\"target\":\"primary\",\"fallbacks\":[\"backup\"]}");
+    private static final JsonNode RESULT = Json.parse("{\"sentiment\":\"positive\",\"summary\":\"ok\"}");
+
+    /**
+     * {@code required}: a field the reader must refuse to do without; {@code closed}: whether the schema refuses
+     * fields it does not name (job-requests come from upstream services and may carry more).
+     */
+    record Case(String schema, Object event, Function<Object, ObjectNode> write, Function<JsonNode, Object> read,
+                String required, boolean closed) {
+        @Override
+        public String toString() {
+            return schema + " " + event.getClass().getSimpleName();
+        }
+    }
+
+    static Stream<Arguments> events() {
+        return Stream.of(
+                new Case("attempt-command", new AttemptCommand(A, JOB, "alice", 1, "primary", 3, "sentiment", REQUEST, T),
+                        e -> ((AttemptCommand) e).toJson(), AttemptCommand::fromJson, "attempt_id", true),
+                new Case("attempt-completion", new AttemptCompletion(A, JOB, AttemptCompletion.Outcome.SUCCEEDED,
+                        RESULT, null, null, "primary", "gpt-4o-mini", "req-1", 42, T),
+                        e -> ((AttemptCompletion) e).toJson(), AttemptCompletion::fromJson, "outcome", true),
+                new Case("attempt-completion", new AttemptCompletion(B, JOB, AttemptCompletion.Outcome.FAILED, null,
+                        new AttemptCompletion.Error("contract_violation", "invented key", false, true, 200,
+                                "{\"mood\":1}"), null, "backup", "claude-sonnet-4-5", null, 7, T),
+                        e -> ((AttemptCompletion) e).toJson(), AttemptCompletion::fromJson, "outcome", true),
+                new Case("job-result", new JobResult(JOB, "alice", "k-1", "SUCCEEDED", B, RESULT, null,
+                        List.of(new JobResult.AttemptBrief(A, 1, "primary", "DISCARDED", null),
+                                new JobResult.AttemptBrief(B, 2, "backup", "SUCCEEDED", null)), T),
+                        e -> ((JobResult) e).toJson(), JobResult::fromJson, "status", true),
+                new Case("job-result", new JobResult(JOB, "alice", "k-2", "FAILED", null, null,
+                        new JobResult.Error("http_500", "no fallback left"),
+                        List.of(new JobResult.AttemptBrief(A, 1, "primary", "FAILED", "http_500")), T),
+                        e -> ((JobResult) e).toJson(), JobResult::fromJson, "status", true),
+                new Case("race-audit", new RaceAudit(JOB, "alice", new RaceAudit.AttemptSummary(B, 2, "backup", T, T),
+                        new RaceAudit.AttemptSummary(A, 1, "primary", T, null), "lost-cas", "a".repeat(64), T),
+                        e -> ((RaceAudit) e).toJson(), RaceAudit::fromJson, "losing_attempt", true),
+                new Case("race-audit", new RaceAudit(JOB, "alice", null,
+                        new RaceAudit.AttemptSummary(A, 1, "primary", T, T), "job-cancelled", "b".repeat(64), T),
+                        e -> ((RaceAudit) e).toJson(), RaceAudit::fromJson, "losing_attempt", true),
+                new Case("job-request", new JobRequest("alice", "k-1", REQUEST),
+                        e -> ((JobRequest) e).toJson(), JobRequest::fromJson, "idempotency_key", false),
+                new Case("job-request-outcome", new JobRequestOutcome("r-1", "alice", "k-1", "CREATED", JOB, null,
+                        new JobRequestOutcome.Source("job-requests", 2, 17)),
+                        e -> ((JobRequestOutcome) e).toJson(), JobRequestOutcome::fromJson, "source", true),
+                new Case("job-request-outcome", new JobRequestOutcome(null, null, null, "INVALID", null,
+                        new JobRequestOutcome.Problem("https://onejob.dev/problems/malformed-record", "not JSON",
+                                List.of("not JSON")), new JobRequestOutcome.Source("job-requests", 0, 3)),
+                        e -> ((JobRequestOutcome) e).toJson(), JobRequestOutcome::fromJson, "source", true)
+        ).map(Arguments::of);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("events")
+    void writtenValidatesAndReadsBackEqual(Case c) {
+        JsonSchemas schema = JsonSchemas.fromClasspath("events/" + c.schema() + ".v1.schema.json");
+        ObjectNode written = c.write().apply(c.event());
+        assertEquals(List.of(), schema.violations(written), written.toString());
+        assertEquals(c.event(), c.read().apply(Json.parse(Json.write(written))));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("events")
+    void theSchemaRefusesAnInventedField(Case c) {
+        ObjectNode written = c.write().apply(c.event());
+        written.put("priority", "high");
+        assertEquals(c.closed(), !JsonSchemas.fromClasspath("events/" + c.schema() + ".v1.schema.json")
+                .violations(written).isEmpty());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("events")
+    void aRecordWithoutARequiredFieldDoesNotRead(Case c) {
+        ObjectNode written = c.write().apply(c.event());
+        String field = c.required();
+        assertTrue(written.has(field), field);
+        written.remove(field);
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> c.read().apply(written));
+        assertTrue(refused.getMessage().contains(field), refused.getMessage());
+    }
+}

@@ -28,9 +28,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
@@ -52,8 +54,8 @@ public final class AttemptWorker implements Loops.Loop {
     private static final Logger log = LoggerFactory.getLogger(AttemptWorker.class);
     public static final String GROUP_ID = "attempt-worker";
 
-    private final KafkaConsumer<byte[], byte[]> consumer;
-    private final KafkaProducer<byte[], byte[]> deadLetters;
+    private final Consumer<byte[], byte[]> consumer;
+    private final Producer<byte[], byte[]> deadLetters;
     private final Completions completions;
     private final LedgerStore ledger;
     private final Providers providers;
@@ -68,21 +70,40 @@ public final class AttemptWorker implements Loops.Loop {
 
     public AttemptWorker(KafkaConfig kafka, String clientId, LedgerStore ledger, Providers providers,
                          Contracts contracts, ProviderClient client, int maxInFlight, WorkerMetrics metrics) {
-        Map<String, Object> props = kafka.consumer(GROUP_ID, clientId);
-        props.put("max.poll.records", 100);
-        this.consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        this.deadLetters = new KafkaProducer<>(kafka.producer(clientId + "-dlq"), new ByteArraySerializer(),
-                new ByteArraySerializer());
-        this.completions = new Completions(kafka, clientId + "-completions", metrics);
+        this(consumer(kafka, clientId), new KafkaProducer<>(kafka.producer(clientId + "-dlq"),
+                new ByteArraySerializer(), new ByteArraySerializer()),
+                new Completions(kafka, clientId + "-completions", metrics), ledger, providers, contracts, client,
+                maxInFlight, metrics);
+    }
+
+    /**
+     * Over given Kafka clients (Kafka's {@code MockConsumer} and {@code MockProducer} in the loop's unit tests),
+     * which the worker owns and closes: the consumer of {@code attempt-commands}, the dead-letter producer, and the
+     * completions publisher.
+     */
+    AttemptWorker(Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> deadLetters, Completions completions,
+                  LedgerStore ledger, Providers providers, Contracts contracts, ProviderClient client, int maxInFlight,
+                  WorkerMetrics metrics) {
+        this.consumer = consumer;
+        this.deadLetters = deadLetters;
+        this.completions = completions;
         this.metrics = metrics;
         metrics.inFlight(inFlight::get);
         // The Kafka clients' own metrics, consumer lag among them, on /metrics.
-        new io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics(consumer).bindTo(metrics.registry());
+        if (consumer instanceof KafkaConsumer<byte[], byte[]> kafkaConsumer) {
+            new io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics(kafkaConsumer).bindTo(metrics.registry());
+        }
         this.ledger = ledger;
         this.providers = providers;
         this.contracts = contracts;
         this.client = client;
         this.maxInFlight = maxInFlight;
+    }
+
+    private static KafkaConsumer<byte[], byte[]> consumer(KafkaConfig kafka, String clientId) {
+        Map<String, Object> props = kafka.consumer(GROUP_ID, clientId);
+        props.put("max.poll.records", 100);
+        return new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
     @Override

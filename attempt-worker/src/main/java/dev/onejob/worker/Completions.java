@@ -16,6 +16,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -31,7 +32,7 @@ final class Completions implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Completions.class);
     private static final int TRIES = 5;
 
-    private final KafkaProducer<String, byte[]> producer;
+    private final Producer<String, byte[]> producer;
     /** Publishing waits for the broker; that must not happen on the HTTP client's or the deadline timer's threads. */
     private final ExecutorService publisher = Executors.newFixedThreadPool(4, r -> {
         Thread t = new Thread(r, "completion-publisher");
@@ -42,8 +43,13 @@ final class Completions implements AutoCloseable {
     private final WorkerMetrics metrics;
 
     Completions(KafkaConfig kafka, String clientId, WorkerMetrics metrics) {
+        this(new KafkaProducer<>(kafka.producer(clientId), new StringSerializer(), new ByteArraySerializer()), metrics);
+    }
+
+    /** Over a given producer (a {@code MockProducer} in the loop's unit tests); closed with this. */
+    Completions(Producer<String, byte[]> producer, WorkerMetrics metrics) {
         this.metrics = metrics;
-        this.producer = new KafkaProducer<>(kafka.producer(clientId), new StringSerializer(), new ByteArraySerializer());
+        this.producer = producer;
     }
 
     /** Publishes on the publisher pool; the future completes once the broker took it (or it was given up). */

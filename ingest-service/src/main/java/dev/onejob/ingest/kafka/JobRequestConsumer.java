@@ -23,9 +23,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -48,8 +50,8 @@ public final class JobRequestConsumer implements Loops.Loop {
     private static final Logger log = LoggerFactory.getLogger(JobRequestConsumer.class);
     public static final String GROUP_ID = "ingest-service";
 
-    private final KafkaConsumer<byte[], byte[]> consumer;
-    private final KafkaProducer<byte[], byte[]> producer;
+    private final Consumer<byte[], byte[]> consumer;
+    private final Producer<byte[], byte[]> producer;
     private final LedgerStore ledger;
     private final JobRequests requests;
     private final IngestMetrics metrics;
@@ -57,14 +59,28 @@ public final class JobRequestConsumer implements Loops.Loop {
 
     public JobRequestConsumer(KafkaConfig kafka, String clientId, LedgerStore ledger, JobRequests requests,
                               IngestMetrics metrics) {
-        Map<String, Object> consumerProps = kafka.consumer(GROUP_ID, clientId);
-        consumerProps.put("max.poll.records", 500);
-        this.consumer = new KafkaConsumer<>(consumerProps, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        this.producer = new KafkaProducer<>(kafka.producer(clientId + "-outcomes"), new ByteArraySerializer(),
-                new ByteArraySerializer());
+        this(consumer(kafka, clientId), new KafkaProducer<>(kafka.producer(clientId + "-outcomes"),
+                new ByteArraySerializer(), new ByteArraySerializer()), ledger, requests, metrics);
+    }
+
+    /**
+     * Over given Kafka clients (Kafka's {@code MockConsumer} and {@code MockProducer} in the loop's unit tests),
+     * which this consumer owns and closes: the consumer of {@code job-requests} and the producer of its answers and
+     * dead letters.
+     */
+    JobRequestConsumer(Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> producer, LedgerStore ledger,
+                       JobRequests requests, IngestMetrics metrics) {
+        this.consumer = consumer;
+        this.producer = producer;
         this.ledger = ledger;
         this.requests = requests;
         this.metrics = metrics;
+    }
+
+    private static KafkaConsumer<byte[], byte[]> consumer(KafkaConfig kafka, String clientId) {
+        Map<String, Object> props = kafka.consumer(GROUP_ID, clientId);
+        props.put("max.poll.records", 500);
+        return new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
     @Override

@@ -6,16 +6,14 @@ import dev.onejob.chaos.check.RunRecordCollector;
 import dev.onejob.chaos.fault.FaultInjector;
 import dev.onejob.chaos.fault.FaultSchedule;
 import dev.onejob.chaos.history.History;
-import dev.onejob.chaos.infra.Postgres;
 import dev.onejob.chaos.load.LoadGenerator;
 import dev.onejob.chaos.load.Operator;
 import dev.onejob.core.certification.CertificationStore;
-import dev.onejob.core.config.Env;
 import dev.onejob.core.config.Providers;
 import dev.onejob.core.contract.Contracts;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.db.DatabaseConfig;
-import dev.onejob.infra.PostgresServer;
+import dev.onejob.infra.LocalPostgresCluster;
 import dev.onejob.infra.RunFiles;
 import dev.onejob.infra.ScratchDatabase;
 import dev.onejob.infra.proc.ChildProcess;
@@ -36,10 +34,13 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * One chaos run from start to verdict: a fresh database, the cluster as separate processes, certification of both
- * providers (faults off), then the load, the operator and the seeded faults together for the load window, the drain,
- * the simulators' ledgers saved, the cluster stopped, and the checker's verdict from the recorded history. Writes
- * {@code history.jsonl}, the ledgers, every process's log and {@code report.md} under the run directory.
+ * One chaos run from start to verdict: a PostgreSQL cluster of the run's own (the one its PostgreSQL fault restarts;
+ * the machine's server is never touched) with a fresh database on it, the cluster as separate processes,
+ * certification of both providers (faults off), then the load, the operator and the seeded faults together for the
+ * load window, the drain, the simulators' ledgers saved, the cluster stopped, and the checker's verdict from the
+ * recorded history. Writes {@code history.jsonl}, the ledgers, every process's log (the PostgreSQL cluster's as
+ * {@code logs/postgres.log}) and {@code report.md} under the run directory; the cluster's directory (in the system
+ * temp directory) is deleted at the end unless {@code CHAOS_KEEP_DATABASE=true}.
  */
 public final class ChaosRun {
     private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(4);
@@ -64,8 +65,19 @@ public final class ChaosRun {
                 settings.work().resolve("dist"));
         RunFiles files = ChaosFiles.write(settings.work().resolve("config"), settings.root());
         boolean keep = Boolean.parseBoolean(env.getOrDefault("CHAOS_KEEP_DATABASE", "false"));
-        ScratchDatabase database = ScratchDatabase.create(server(env),
-                "onejob_chaos_" + Long.toUnsignedString(settings.seed()) + "_" + ProcessHandle.current().pid(), keep);
+        say("starting the run's own PostgreSQL cluster");
+        LocalPostgresCluster postgres = LocalPostgresCluster.start(Path.of(System.getProperty("java.io.tmpdir")),
+                settings.work().resolve("logs/postgres.log"), keep);
+        ScratchDatabase database;
+        try {
+            database = ScratchDatabase.create(postgres.server(), "onejob_chaos_"
+                    + Long.toUnsignedString(settings.seed()) + "_" + ProcessHandle.current().pid(), keep);
+        } catch (RuntimeException e) {
+            postgres.close();
+            throw e;
+        }
+        say("PostgreSQL cluster on 127.0.0.1:" + postgres.port() + " in " + postgres.directory()
+                + ", database " + database.name());
         try (History history = History.create(settings.work().resolve("history.jsonl"));
              Cluster cluster = new Cluster(settings, runner, files, database)) {
             say("starting Kafka and the provider simulators");
@@ -74,7 +86,7 @@ public final class ChaosRun {
             say("starting 2 ingest instances, 2 workers, the reconciler and nginx");
             cluster.startServices();
             cluster.providerFaultsOn();
-            List<Path> ledgers = load(cluster, files, database, history, schedule);
+            List<Path> ledgers = load(cluster, postgres, files, database, history, schedule);
             history.close();
             cluster.stopPipeline();
             say("collecting the history, the database, the topics and the ledgers");
@@ -84,20 +96,22 @@ public final class ChaosRun {
             write(report, NginxRetries.read(cluster.nginx().accessLog()));
             return report;
         } finally {
-            if (keep) {
-                say("database kept: " + database.name());
-            }
             database.close();
+            postgres.close();
+            if (keep) {
+                say("database " + database.name() + " kept in the stopped PostgreSQL cluster " + postgres.directory()
+                        + " (port " + postgres.port() + "); start it with: " + postgres.startCommand());
+            }
         }
     }
 
-    private List<Path> load(Cluster cluster, RunFiles files, ScratchDatabase database, History history,
-                            FaultSchedule schedule) throws InterruptedException {
+    private List<Path> load(Cluster cluster, LocalPostgresCluster postgres, RunFiles files, ScratchDatabase database,
+                            History history, FaultSchedule schedule) throws InterruptedException {
         Map<String, String> tokens = new HashMap<>();
         ChaosFiles.OWNERS.forEach(owner -> tokens.put(owner, files.token(owner)));
         Operator operator = new Operator(settings.seed(), history, () -> unknownAttempts(database), cluster.api(),
                 files.token(ChaosFiles.OPERATOR), tokens);
-        FaultInjector faults = new FaultInjector(schedule, history, target(cluster),
+        FaultInjector faults = new FaultInjector(schedule, history, target(cluster, postgres),
                 ChaosSettings.MAX_POLL_INTERVAL.plusSeconds(5));
         try (LoadGenerator load = new LoadGenerator(settings, history, cluster.api(), tokens, ChaosFiles.OWNERS,
                 cluster.broker().bootstrapServers())) {
@@ -122,7 +136,7 @@ public final class ChaosRun {
         return cluster.saveLedgers();
     }
 
-    private static FaultInjector.Target target(Cluster cluster) {
+    private static FaultInjector.Target target(Cluster cluster, LocalPostgresCluster postgres) {
         return new FaultInjector.Target() {
             @Override
             public void killAndRestart(String service, Duration down) {
@@ -148,7 +162,7 @@ public final class ChaosRun {
 
             @Override
             public Duration restartPostgres() {
-                return Postgres.restart();
+                return postgres.restartImmediate();
             }
 
             @Override
@@ -165,14 +179,6 @@ public final class ChaosRun {
             unknown.add(new Operator.UnknownAttempt(row.get(0), row.get(1), row.get(2), row.get(3)));
         }
         return unknown;
-    }
-
-    /** The PostgreSQL server of DATABASE_URL (default the local one), where the run's database is made. */
-    private static PostgresServer server(Map<String, String> env) {
-        Map<String, String> withDefault = new HashMap<>(env);
-        withDefault.putIfAbsent(Env.DATABASE_URL, PostgresServer.DEFAULT_URL);
-        DatabaseConfig given = DatabaseConfig.fromEnv(withDefault);
-        return PostgresServer.at(given.jdbcUrl(), given.user(), given.password());
     }
 
     /** Failover only goes to certified providers: certify both for every contract before the load. */

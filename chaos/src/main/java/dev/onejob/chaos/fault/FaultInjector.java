@@ -94,7 +94,7 @@ public final class FaultInjector implements AutoCloseable {
                     target.restartBroker();
                 }
                 case RESTART_POSTGRES -> {
-                    history.info("fault", label + " pg_ctlcluster restart -m immediate");
+                    history.info("fault", label + " pg_ctl restart -m immediate of the run's own cluster");
                     Duration down = target.restartPostgres();
                     history.info("note", "postgres answered again after " + down.toMillis() + " ms");
                 }

@@ -12,7 +12,7 @@ public enum FaultKind {
     STOP_WORKER("stop-worker"),
     /** kill -9 of the Kafka broker, started again on the same data. */
     RESTART_BROKER("restart-broker"),
-    /** An immediate-mode restart of the PostgreSQL server (a crash and recovery). */
+    /** An immediate-mode restart of the run's own PostgreSQL cluster (a crash and recovery), never the machine's. */
     RESTART_POSTGRES("restart-postgres"),
     /** The primary provider refuses connections for 20 s. */
     PROVIDER_OUTAGE("provider-outage");

@@ -11,7 +11,7 @@ public final class Headers {
     /** On a dead letter: where the record was ({@code topic/partition/offset}). */
     public static final String DLQ_SOURCE = "onejob-dlq-source";
     /** On a dead letter of the reconciler: when it was refused. */
-    public static final String DLQ_DETECTED_AT = Headers.DLQ_DETECTED_AT;
+    public static final String DLQ_DETECTED_AT = "onejob-dlq-detected-at";
     /** On a job request, optional: the requester's own id, echoed on its outcome. */
     public static final String REQUEST_ID = "request_id";
 

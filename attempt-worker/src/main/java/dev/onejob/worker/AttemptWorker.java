@@ -12,6 +12,7 @@ import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.kafka.Topics;
 import dev.onejob.core.ledger.LedgerStore;
 import dev.onejob.core.ledger.TransitionOutcome;
+import dev.onejob.core.service.LogContext;
 import dev.onejob.core.service.Loops;
 import dev.onejob.providers.CallOutcome;
 import dev.onejob.providers.ProviderCall;
@@ -187,6 +188,12 @@ public final class AttemptWorker implements Loops.Loop {
             deadLetter(record, "not a valid attempt command: " + e.getMessage());
             return;
         }
+        try (LogContext ignored = LogContext.of(command.jobId(), command.attemptId())) {
+            handle(record, command);
+        }
+    }
+
+    private void handle(ConsumerRecord<byte[], byte[]> record, AttemptCommand command) {
         ProviderConfig provider = providers.find(command.provider()).orElse(null);
         Contract contract = contracts.find(command.contract()).orElse(null);
         if (provider == null || contract == null) {

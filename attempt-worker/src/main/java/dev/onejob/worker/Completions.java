@@ -7,6 +7,7 @@ import dev.onejob.core.events.Headers;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.kafka.Topics;
+import dev.onejob.core.service.LogContext;
 import dev.onejob.providers.CallOutcome;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -54,7 +55,11 @@ final class Completions implements AutoCloseable {
 
     /** Publishes on the publisher pool; the future completes once the broker took it (or it was given up). */
     CompletableFuture<Void> publishAsync(AttemptCompletion completion) {
-        return CompletableFuture.runAsync(() -> publish(completion), publisher);
+        return CompletableFuture.runAsync(() -> {
+            try (LogContext ignored = LogContext.of(completion.jobId(), completion.attemptId())) {
+                publish(completion);
+            }
+        }, publisher);
     }
 
     static AttemptCompletion of(AttemptCommand command, ProviderConfig provider, CallOutcome outcome) {

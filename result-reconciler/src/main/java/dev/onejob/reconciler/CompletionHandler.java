@@ -8,6 +8,7 @@ import dev.onejob.core.ledger.FailureOutcome;
 import dev.onejob.core.ledger.LedgerStore;
 import dev.onejob.core.ledger.ProviderGate;
 import dev.onejob.core.ledger.TransitionOutcome;
+import dev.onejob.core.service.LogContext;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,6 +44,12 @@ public final class CompletionHandler {
     }
 
     public Applied apply(AttemptCompletion completion) {
+        try (LogContext ignored = LogContext.of(completion.jobId(), completion.attemptId())) {
+            return applyInContext(completion);
+        }
+    }
+
+    private Applied applyInContext(AttemptCompletion completion) {
         Optional<Attempt> attempt = ledger.attempt(completion.attemptId());
         if (attempt.isEmpty()) {
             metrics.applied(completion.outcome().name(), "rejected");

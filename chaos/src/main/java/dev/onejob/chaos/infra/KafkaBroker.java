@@ -29,10 +29,9 @@ public final class KafkaBroker implements AutoCloseable {
     private static final String STORAGE_TOOL = "kafka.tools.StorageTool";
     private static final Duration FORMAT_TIMEOUT = Duration.ofMinutes(2);
     private static final Duration STARTUP = Duration.ofMinutes(2);
-    // onejob-core's simplelogger.properties quiets kafka.* to warn; the server's own start/stop lines stay visible.
+    // The logging module's logback.xml keeps the broker's internals at ERROR; its start/stop lines stay visible.
     private static final List<String> JVM_ARGS = List.of("-Xmx512m", "-Xms128m",
-            "-Dorg.slf4j.simpleLogger.log.kafka.server.KafkaRaftServer=info",
-            "-Dorg.slf4j.simpleLogger.log.kafka.server.BrokerServer=info");
+            "-Donejob.log.broker.lifecycle=INFO");
 
     private final ProcessRunner runner;
     private final Path dir;

@@ -50,9 +50,9 @@ public final class OnejobCli {
 
     /** Kafka clients and the services log at warn and above only, so command output stays readable. */
     public static void quietLogging() {
-        System.setProperty("org.slf4j.simpleLogger.log.dev.onejob", "warn");
-        System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "error");
-        System.setProperty("org.slf4j.simpleLogger.log.kafka", "error");
+        // Read by the logging module's logback.xml, which is read when the first logger is made: so set first.
+        System.setProperty("onejob.log.onejob", "WARN");
+        System.setProperty("onejob.log.kafka", "ERROR");
     }
 
     /** Builds commands that take a {@link CliContext}; everything else (mixins, converters) the picocli way. */

@@ -19,10 +19,10 @@ class BenchQuickIT {
 
     @Test
     void quickRunProducesEveryRowAndEveryInvariantHolds() throws Exception {
-        Path root = BenchMain.root();
+        Path root = BenchCommand.root();
         Path out = root.resolve("benchmark/target/bench-quick-it");
 
-        int exit = BenchMain.run(root, true, out);
+        int exit = BenchCommand.run(root, true, out);
 
         JsonNode report = Json.MAPPER.readTree(Files.readString(out.resolve("results.json")));
         List<String> notMeasured = new ArrayList<>();

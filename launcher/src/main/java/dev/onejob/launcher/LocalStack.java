@@ -1,11 +1,16 @@
 package dev.onejob.launcher;
 
+import dev.onejob.core.config.Env;
+import dev.onejob.core.config.Settings;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.db.DatabaseConfig;
 import dev.onejob.core.kafka.KafkaTopics;
 import dev.onejob.core.service.Loops;
 import dev.onejob.infra.EmbeddedKafka;
 import dev.onejob.infra.PostgresServer;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -58,7 +63,7 @@ final class LocalStack implements AutoCloseable {
         } else {
             Path dataDir = Path.of(env.getOrDefault("ONEJOB_DATA_DIR", ".onejob")).toAbsolutePath().resolve("kafka");
             progress.step("starting Apache Kafka (KRaft, in-process) with its data in " + dataDir);
-            embeddedKafka = startEmbeddedKafka(dataDir);
+            embeddedKafka = startEmbeddedKafka(dataDir, kafkaPort(env));
             bootstrapServers = embeddedKafka.bootstrapServers();
         }
         progress.step("creating topics at " + bootstrapServers);
@@ -98,9 +103,29 @@ final class LocalStack implements AutoCloseable {
         return database;
     }
 
-    private static EmbeddedKafka startEmbeddedKafka(Path dataDir) {
+    /**
+     * {@code KAFKA_PORT} (default 0: a free port of the system's choosing); a port already taken is said loudly and
+     * replaced by a free one, so a second stack or a broker of one's own does not stop {@code dev} from starting.
+     */
+    private int kafkaPort(Map<String, String> env) {
+        int port = Settings.of(env).integer(Env.KAFKA_PORT, 0, 0, 65535);
+        if (port == 0) {
+            return 0;
+        }
+        try (ServerSocket probe = new ServerSocket()) {
+            probe.setReuseAddress(true);
+            probe.bind(new InetSocketAddress("localhost", port));
+            return port;
+        } catch (IOException e) {
+            progress.step("WARNING: port " + port + " is taken (another broker or stack?), so Kafka listens on a port"
+                    + " of its own this time: use the address printed below, or set KAFKA_PORT");
+            return 0;
+        }
+    }
+
+    private static EmbeddedKafka startEmbeddedKafka(Path dataDir, int port) {
         try {
-            return EmbeddedKafka.start(dataDir, Map.of());
+            return EmbeddedKafka.start(dataDir, port, Map.of());
         } catch (IllegalStateException e) {
             throw new StartupException("Apache Kafka did not start with its data in " + dataDir + " ("
                     + e.getMessage() + "): delete that directory to start with an empty broker, set ONEJOB_DATA_DIR "

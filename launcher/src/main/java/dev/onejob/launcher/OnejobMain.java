@@ -1,117 +1,100 @@
 package dev.onejob.launcher;
 
-import java.io.PrintStream;
-import java.util.concurrent.CountDownLatch;
+import dev.onejob.launcher.cli.AttemptsCommand;
+import dev.onejob.launcher.cli.CertifyCommand;
+import dev.onejob.launcher.cli.CliContext;
+import dev.onejob.launcher.cli.CompletionCommand;
+import dev.onejob.launcher.cli.JobsCommand;
+import dev.onejob.launcher.cli.KafkaCommand;
+import dev.onejob.launcher.cli.ModuleCommand;
+import dev.onejob.launcher.cli.OnejobCli;
+import dev.onejob.launcher.cli.OutboxCommand;
+import dev.onejob.launcher.cli.ProvidersCommand;
+import dev.onejob.launcher.cli.RacesCommand;
+import dev.onejob.launcher.demo.DemoCommand;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /**
- * The {@code ./onejob} command. {@code dev} brings up the local stack on embedded defaults and keeps it running
- * until Ctrl-C.
+ * The {@code ./onejob} command: one picocli command tree. Consumes the command line and the process's
+ * {@link CliContext}; produces the chosen command's output and exit status (0 ok, 1 not found or refused, 2 usage
+ * or configuration error, 3 cannot reach the service, the database or Kafka). {@code bench} and {@code chaos} come
+ * from their own modules ({@link ModuleCommand}); the {@code ./onejob} script runs each command from the module
+ * that holds it.
  */
-public final class OnejobMain {
-    private OnejobMain() {
-    }
+@Command(name = "onejob", mixinStandardHelpOptions = true, version = "onejob 0.1.0",
+        description = "Runs AI-provider jobs once per user intent; this command runs the stack, plays the demo,"
+                + " measures and attacks it, and operates it.",
+        footer = {"", "./onejob help COMMAND and ./onejob COMMAND --help say what each reads and its options.",
+            "Exit status: 0 ok, 1 not found or refused, 2 usage or configuration error, 3 cannot reach the service,"
+                    + " the database or Kafka."})
+public final class OnejobMain implements Callable<Integer> {
+    /** The commands other modules add, with the module that holds each: listed even where it is absent. */
+    private static final Map<String, String> MODULE_COMMANDS = Map.of("bench", "benchmark", "chaos", "chaos");
+    /** Commands whose own logging is the point (services, runs): everything else logs at warn and above. */
+    private static final List<String> LOUD = List.of("dev", "bench", "chaos");
 
-    public static void main(String[] args) throws Exception {
-        String command = args.length == 0 ? "help" : args[0];
-        PrintStream out = System.out;
-        switch (command) {
-            case "dev" -> System.exit(dev(out));
-            case "kafka" -> kafkaTool(java.util.Arrays.copyOfRange(args, 1, args.length));
-            case "demo" -> dev.onejob.launcher.demo.DemoCommand.main(
-                    java.util.Arrays.copyOfRange(args, 1, args.length));
-            case "jobs", "attempts", "providers", "races", "outbox", "certify" ->
-                    dev.onejob.launcher.cli.OnejobCli.main(args);
-            case "help", "--help", "-h" -> {
-                usage(out);
-                System.exit(0);
-            }
-            default -> {
-                System.err.println("unknown command '" + command + "'");
-                usage(System.err);
-                System.exit(2);
-            }
+    @Spec
+    CommandSpec spec;
+
+    public static void main(String[] args) {
+        boolean loud = args.length > 0 && (LOUD.contains(args[0])
+                || "demo".equals(args[0]) && Arrays.asList(args).contains("--verbose"));
+        if (!loud) {
+            OnejobCli.quietLogging();
         }
+        System.exit(run(args, CliContext.system()));
     }
 
-    private static void usage(PrintStream out) {
-        out.println("""
-                usage: ./onejob <command>
-
-                  dev     run the local stack: PostgreSQL (DATABASE_URL or 127.0.0.1:5432, database created and
-                          migrated), Apache Kafka (KAFKA_BOOTSTRAP_SERVERS or an in-process KRaft broker), topics;
-                          Ctrl-C stops it, a second start reuses the data
-                  kafka console-consumer|console-producer|producer-perf-test [args]
-                          Apache Kafka's own tools, from Kafka's artifacts (no Kafka install needed), e.g.
-                          ./onejob kafka console-consumer --bootstrap-server HOST:PORT --topic race-audit --from-beginning
-                  demo    play the design's scenarios (double click, changed payload, timeout, out-of-band
-                          resolution and fallback, reverse-order finish, failover blocked by a failed
-                          certification) against a stack of its own, or with --url against a running
-                          ./onejob dev; narrates each step, ends with a PASS/FAIL table (demo --help: options)
-                  certify --provider ID --contract ID | --all
-                          run a contract's golden inputs through a provider and store the result (failover only
-                          goes to certified providers); also `providers certify`
-                  jobs get|list|cancel, attempts resolve, providers list, races tail, outbox status
-                          operator commands; ./onejob <command> --help says what each reads (HTTP API or
-                          database) and its options. Exit status: 0 ok, 1 not found or refused, 2 usage or
-                          configuration error, 3 cannot reach the service, the database or Kafka
-                  help    this text""");
+    /** Runs one command line ({@code args} starts with the command's name) and returns its exit status. */
+    public static int run(String[] args, CliContext context) {
+        return commandLine(context).execute(args);
     }
 
-    private static void kafkaTool(String[] args) throws Exception {
-        if (args.length == 0) {
-            System.err.println("usage: ./onejob kafka console-consumer|console-producer|producer-perf-test [args]");
-            System.exit(2);
-        }
-        String[] rest = java.util.Arrays.copyOfRange(args, 1, args.length);
-        switch (args[0]) {
-            case "console-consumer" -> org.apache.kafka.tools.consumer.ConsoleConsumer.main(rest);
-            case "console-producer" -> org.apache.kafka.tools.ConsoleProducer.main(rest);
-            case "producer-perf-test" -> org.apache.kafka.tools.ProducerPerformance.main(rest);
-            default -> {
-                System.err.println("unknown Kafka tool '" + args[0] + "'");
-                System.exit(2);
+    /** The whole command tree, in the order the help lists it. */
+    public static CommandLine commandLine(CliContext context) {
+        CommandLine.IFactory factory = OnejobCli.factory(context);
+        CommandLine root = new CommandLine(new OnejobMain(), factory);
+        Map<String, Class<?>> modules = new LinkedHashMap<>();
+        ServiceLoader.load(ModuleCommand.class).forEach(module -> modules.put(module.name(), module.command()));
+        root.addSubcommand("dev", DevCommand.class);
+        root.addSubcommand("demo", DemoCommand.class);
+        for (String name : List.of("bench", "chaos")) {
+            if (modules.containsKey(name)) {
+                root.addSubcommand(name, modules.remove(name));
+            } else {
+                CommandLine absent = new CommandLine(
+                        OnejobCli.absentModuleCommand(name, MODULE_COMMANDS.get(name), context), factory);
+                absent.getCommandSpec().usageMessage().header("Runs from the " + MODULE_COMMANDS.get(name)
+                        + " module: ./onejob " + name + " --help builds it and says more.");
+                root.addSubcommand(name, absent);
             }
         }
+        modules.forEach(root::addSubcommand);
+        root.addSubcommand("certify", CertifyCommand.class);
+        root.addSubcommand("jobs", JobsCommand.class);
+        root.addSubcommand("attempts", AttemptsCommand.class);
+        root.addSubcommand("providers", ProvidersCommand.class);
+        root.addSubcommand("races", RacesCommand.class);
+        root.addSubcommand("outbox", OutboxCommand.class);
+        root.addSubcommand("kafka", KafkaCommand.class);
+        root.addSubcommand("completion", CompletionCommand.class);
+        root.addSubcommand("help", CommandLine.HelpCommand.class);
+        return OnejobCli.configure(root, context);
     }
 
-    private static int dev(PrintStream out) {
-        Progress progress = new Progress(out);
-        LocalStack stack = new LocalStack(progress, dev.onejob.core.service.Loops.EXIT);
-        CountDownLatch stopped = new CountDownLatch(1);
-        try {
-            stack.start(System.getenv());
-        } catch (StartupException e) {
-            System.err.println("onejob dev: " + e.getMessage());
-            stack.close();
-            return 1;
-        }
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            out.println("stopping ...");
-            stack.close();
-            stopped.countDown();
-        }, "onejob-dev-shutdown"));
-        out.println();
-        out.println("onejob local stack is up");
-        out.println("  HTTP API     http://localhost:" + stack.httpPort() + "  (OpenAPI at /openapi.yaml)");
-        out.println("  PostgreSQL   " + stack.databaseConfig().jdbcUrl() + " (user " + stack.databaseConfig().user() + ")");
-        out.println("  Kafka        " + stack.bootstrapServers());
-        stack.devTokens().forEach((owner, token) -> out.println("  token        " + owner + ": " + token));
-        String alice = stack.devTokens().getOrDefault("alice", "$TOKEN");
-        out.println("  submit a job curl -s -X POST http://localhost:" + stack.httpPort() + "/v1/jobs"
-                + " -H 'Authorization: Bearer " + alice + "' -H 'Idempotency-Key: demo-1'"
-                + " -H 'Content-Type: application/json'"
-                + " -d '{\"contract\":\"sentiment\",\"variables\":{\"text\":\"I loved it\"},"
-                + "\"target\":\"primary\",\"fallbacks\":[\"backup\"]}'");
-        stack.services().simulators().forEach((name, sim) ->
-                out.println("  provider     " + name + " (simulator) at " + sim.baseUrl() + ", ledger at /_sim/ledger"));
-        out.println("  race-audit   ./onejob kafka console-consumer --bootstrap-server " + stack.bootstrapServers()
-                + " --topic race-audit --from-beginning --formatter-property print.key=true");
-        out.println("Ctrl-C stops everything.");
-        try {
-            stopped.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+    /** {@code ./onejob} alone: the help, exit 0. */
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getOut());
         return 0;
     }
 }

@@ -12,18 +12,31 @@ import org.apache.kafka.common.test.TestKitNodes;
  * by tests and the local stack when no broker is given. With a base directory its data survives a restart.
  */
 public final class EmbeddedKafka implements AutoCloseable {
-    private final KafkaClusterTestKit cluster;
+    /** The listener a fixed port adds; the test kit's own listeners stay on the ports it pre-binds. */
+    private static final String LOCAL_LISTENER = "LOCAL";
 
-    private EmbeddedKafka(KafkaClusterTestKit cluster) {
+    private final KafkaClusterTestKit cluster;
+    private final int localPort;
+
+    private EmbeddedKafka(KafkaClusterTestKit cluster, int localPort) {
         this.cluster = cluster;
+        this.localPort = localPort;
+    }
+
+    /** {@link #start(Path, int, Map)} on ports of the system's choosing. */
+    public static EmbeddedKafka start(Path baseDirectory, Map<String, String> extraProperties) {
+        return start(baseDirectory, 0, extraProperties);
     }
 
     /**
      * Starts the broker; {@code baseDirectory} null means a temporary directory deleted on close. With a base
      * directory, the cluster id is kept in {@code cluster-id} there and a directory formatted by an earlier start is
-     * started as it is, with its topics and records. Extra broker properties override the single-node defaults.
+     * started as it is, with its topics and records. A {@code localPort} above 0 adds a listener on
+     * {@code localhost:localPort}, which {@link #bootstrapServers()} then names: Kafka's test kit binds its own
+     * listeners to ports it chooses before the broker starts, and ignores a port given in {@code listeners}. Extra
+     * broker properties override the single-node defaults.
      */
-    public static EmbeddedKafka start(Path baseDirectory, Map<String, String> extraProperties) {
+    public static EmbeddedKafka start(Path baseDirectory, int localPort, Map<String, String> extraProperties) {
         try {
             TestKitNodes.Builder nodes = new TestKitNodes.Builder()
                     .setCombined(true).setNumBrokerNodes(1).setNumControllerNodes(1);
@@ -36,7 +49,8 @@ public final class EmbeddedKafka implements AutoCloseable {
                 Files.createDirectories(baseDirectory);
                 nodes.setBaseDirectory(baseDirectory);
             }
-            KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes.build())
+            TestKitNodes built = nodes.build();
+            KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(built)
                     // Single node: without these, consumer groups and transactions wait for replicas forever.
                     .setConfigProp("offsets.topic.replication.factor", "1")
                     .setConfigProp("transaction.state.log.replication.factor", "1")
@@ -44,6 +58,15 @@ public final class EmbeddedKafka implements AutoCloseable {
                     .setConfigProp("group.initial.rebalance.delay.ms", "0")
                     .setConfigProp("auto.create.topics.enable", "false")
                     .setDeleteOnClose(baseDirectory == null);
+            if (localPort > 0) {
+                String broker = built.brokerListenerName().value();
+                String controller = built.controllerListenerName().value();
+                String local = LOCAL_LISTENER + "://localhost:" + localPort;
+                builder.setConfigProp("listeners", broker + "://localhost:0," + controller + "://localhost:0," + local)
+                        .setConfigProp("advertised.listeners", broker + "://localhost:0," + local)
+                        .setConfigProp("listener.security.protocol.map", broker + ":PLAINTEXT," + controller
+                                + ":PLAINTEXT," + LOCAL_LISTENER + ":PLAINTEXT");
+            }
             extraProperties.forEach(builder::setConfigProp);
             KafkaClusterTestKit cluster = builder.build();
             if (!formatted) {
@@ -54,14 +77,14 @@ public final class EmbeddedKafka implements AutoCloseable {
             }
             cluster.startup();
             cluster.waitForReadyBrokers();
-            return new EmbeddedKafka(cluster);
+            return new EmbeddedKafka(cluster, localPort);
         } catch (Exception e) {
             throw new IllegalStateException("the in-process Kafka broker did not start: " + e.getMessage(), e);
         }
     }
 
     public String bootstrapServers() {
-        return cluster.bootstrapServers();
+        return localPort > 0 ? "localhost:" + localPort : cluster.bootstrapServers();
     }
 
     @Override

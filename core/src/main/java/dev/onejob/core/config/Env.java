@@ -11,6 +11,8 @@ public final class Env {
     public static final String DATABASE_PASSWORD = "DATABASE_PASSWORD";
     public static final String DATABASE_POOL_SIZE = "DATABASE_POOL_SIZE";
     public static final String KAFKA_BOOTSTRAP_SERVERS = "KAFKA_BOOTSTRAP_SERVERS";
+    /** The port of the local stack's in-process broker ({@code ./onejob dev}: 9092; 0 any free port). */
+    public static final String KAFKA_PORT = "KAFKA_PORT";
     public static final String KAFKA_MAX_POLL_INTERVAL_MS = "KAFKA_MAX_POLL_INTERVAL_MS";
     public static final String PROVIDERS_FILE = "PROVIDERS_FILE";
     public static final String CONTRACTS_DIR = "CONTRACTS_DIR";

@@ -13,7 +13,8 @@ public final class ApiOptions {
     static final String DEFAULT_URL = "http://localhost:8080";
 
     @Option(names = "--url", paramLabel = "URL",
-            description = "The ingest service's HTTP API (default: $ONEJOB_URL, else " + DEFAULT_URL + ").")
+            description = "The ingest service's HTTP API (default: $ONEJOB_URL, else the running ./onejob dev's, else "
+                    + DEFAULT_URL + ").")
     String url;
 
     @Option(names = "--token", paramLabel = "TOKEN",
@@ -22,7 +23,7 @@ public final class ApiOptions {
     String token;
 
     public ApiClient client(CliContext context) {
-        String base = url != null ? url : context.env("ONEJOB_URL", DEFAULT_URL);
+        String base = url != null ? url : context.running("ONEJOB_URL", DEFAULT_URL);
         URI uri;
         try {
             uri = URI.create(base);

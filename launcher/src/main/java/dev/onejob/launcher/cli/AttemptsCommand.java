@@ -16,7 +16,7 @@ import picocli.CommandLine.Parameters;
  * and the job as it then stands, and an exit status from the API's answer.
  */
 @Command(name = "attempts", mixinStandardHelpOptions = true, description = "Settle attempts out of band.")
-final class AttemptsCommand {
+public final class AttemptsCommand {
     /** What an operator may decide about an attempt. */
     enum Outcome { FAILED, CANCELLED }
 

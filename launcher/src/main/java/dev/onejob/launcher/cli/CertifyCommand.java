@@ -26,7 +26,7 @@ import picocli.CommandLine.Option;
 @Command(name = "certify", mixinStandardHelpOptions = true,
         description = {"Certifies a provider for a contract (or every pair with --all) and stores the result.",
             "Calls the providers through the worker's adapters; writes to the database (DATABASE_URL)."})
-final class CertifyCommand implements java.util.concurrent.Callable<Integer> {
+public final class CertifyCommand implements java.util.concurrent.Callable<Integer> {
     private final CliContext context;
 
     @Option(names = "--provider", paramLabel = "ID", description = "The provider to certify.")
@@ -80,7 +80,7 @@ final class CertifyCommand implements java.util.concurrent.Callable<Integer> {
         } catch (ConfigException e) {
             throw CliFailure.usage(e.getMessage());
         }
-        DatabaseConfig config = DatabaseConfig.fromEnv(context.env());
+        DatabaseConfig config = DatabaseConfig.fromEnv(context.runningEnv());
         try (Database database = Database.connect(config, "onejob-certify");
              ProviderClients clients = ProviderClients.create(ProviderClients.defaultHttpClient(), context.env())) {
             List<CertificationReport> reports = CertificationRunner.over(clients,

@@ -15,7 +15,7 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "jobs", mixinStandardHelpOptions = true, subcommands = JobsListCommand.class,
         description = "Look at jobs and cancel them.")
-final class JobsCommand {
+public final class JobsCommand {
     private final CliContext context;
 
     JobsCommand(CliContext context) {

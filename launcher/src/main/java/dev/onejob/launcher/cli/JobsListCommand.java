@@ -22,7 +22,7 @@ import picocli.CommandLine.Option;
 @Command(name = "list", mixinStandardHelpOptions = true,
         description = {"Lists the newest jobs of every owner, newest first.",
             "Reads the database directly, read-only (DATABASE_URL, DATABASE_USER, DATABASE_PASSWORD; default"
-                    + " jdbc:postgresql://127.0.0.1:5432/onejob as postgres), since the HTTP API shows each caller"
+                    + " the running ./onejob dev's, else jdbc:postgresql://127.0.0.1:5432/onejob as postgres), since the HTTP API shows each caller"
                     + " only its own jobs."})
 final class JobsListCommand implements Callable<Integer> {
     private static final String SELECT_NEWEST_JOBS = """

@@ -3,38 +3,32 @@ package dev.onejob.launcher.cli;
 import java.io.PrintWriter;
 import java.lang.reflect.Constructor;
 import picocli.CommandLine;
-import picocli.CommandLine.Command;
 
 /**
- * The operator commands of {@code ./onejob}: {@code jobs}, {@code attempts}, {@code providers}, {@code races},
- * {@code outbox}. Consumes the command line and a {@link CliContext}; produces the command's output and its exit
- * status ({@link ExitCode}); owns the picocli set-up they share: commands are built with the context, a
- * {@link CliFailure} becomes its message on standard error and its exit status, a usage error exits 2.
+ * The picocli set-up every {@code ./onejob} command shares. Consumes a {@link CliContext}; produces command lines
+ * whose commands are built with that context, print to its streams, turn a {@link CliFailure} into its message on
+ * standard error and its exit status, and exit 2 on a usage error. The command tree itself is
+ * {@code dev.onejob.launcher.OnejobMain}'s.
  */
-@Command(name = "onejob", mixinStandardHelpOptions = true, version = "onejob 0.1.0",
-        subcommands = {JobsCommand.class, AttemptsCommand.class, ProvidersCommand.class, RacesCommand.class,
-            OutboxCommand.class, CertifyCommand.class},
-        description = {"Operator commands for a running onejob stack.",
-            "Exit status: 0 ok, 1 not found or refused, 2 usage or configuration error,"
-                    + " 3 cannot reach the service, the database or Kafka."})
 public final class OnejobCli {
-    /** Runs one command with the process's environment and streams, then exits with its status. */
-    public static void main(String[] args) {
-        quietLogging();
-        System.exit(run(args, CliContext.system()));
+    private OnejobCli() {
     }
 
-    /** Runs one command ({@code args} starts with its name, e.g. {@code jobs get ID}) and returns its exit status. */
-    public static int run(String[] args, CliContext context) {
-        return commandLine(new OnejobCli(), context).execute(args);
+    /** A command line for {@code command} (and the subcommands its annotation names), configured. */
+    public static CommandLine commandLine(Object command, CliContext context) {
+        return configure(new CommandLine(command, factory(context)), context);
+    }
+
+    /** Builds commands that take a {@link CliContext}; everything else (mixins, converters) the picocli way. */
+    public static CommandLine.IFactory factory(CliContext context) {
+        return new ContextFactory(context);
     }
 
     /**
-     * A picocli command line for {@code command} (and its subcommands) built the operator commands' way; the demo
-     * uses it too.
+     * Applies the shared settings to {@code cli} and every subcommand it has now (picocli copies a setting to the
+     * subcommands present when it is set, so add subcommands first).
      */
-    public static CommandLine commandLine(Object command, CliContext context) {
-        CommandLine cli = new CommandLine(command, new ContextFactory(context));
+    public static CommandLine configure(CommandLine cli, CliContext context) {
         cli.setOut(new PrintWriter(context.out(), true));
         cli.setErr(new PrintWriter(context.err(), true));
         cli.setCaseInsensitiveEnumValuesAllowed(true);
@@ -48,6 +42,11 @@ public final class OnejobCli {
         return cli;
     }
 
+    /** A stand-in for a {@link ModuleCommand} whose module is not on this classpath. */
+    public static Object absentModuleCommand(String name, String module, CliContext context) {
+        return new AbsentModuleCommand(name, module, context);
+    }
+
     /** Kafka clients and the services log at warn and above only, so command output stays readable. */
     public static void quietLogging() {
         // Read by the logging module's logback.xml, which is read when the first logger is made: so set first.
@@ -55,7 +54,6 @@ public final class OnejobCli {
         System.setProperty("onejob.log.kafka", "ERROR");
     }
 
-    /** Builds commands that take a {@link CliContext}; everything else (mixins, converters) the picocli way. */
     private record ContextFactory(CliContext context) implements CommandLine.IFactory {
         @Override
         public <K> K create(Class<K> type) throws Exception {

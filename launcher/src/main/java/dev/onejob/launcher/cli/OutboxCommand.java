@@ -19,7 +19,7 @@ import picocli.CommandLine.Option;
  * is running (an ingest service with {@code OUTBOX_RELAY=true}) or Kafka refuses its transactions.
  */
 @Command(name = "outbox", mixinStandardHelpOptions = true, description = "Look at the outbox.")
-final class OutboxCommand {
+public final class OutboxCommand {
     private static final String UNSENT_PER_TOPIC = """
             SELECT topic, count(*) AS unsent, min(created_at) AS oldest
               FROM outbox
@@ -36,7 +36,8 @@ final class OutboxCommand {
     @Command(name = "status", mixinStandardHelpOptions = true,
             description = {"Shows the events written to the outbox but not yet published to Kafka: how many, how old"
                     + " the oldest is, per topic.",
-                "Reads the database directly, read-only (DATABASE_URL, DATABASE_USER, DATABASE_PASSWORD)."})
+                "Reads the database directly, read-only (DATABASE_URL, DATABASE_USER, DATABASE_PASSWORD;"
+                        + " default: the running ./onejob dev's)."})
     int status(@Option(names = "--json", description = "Print JSON: {unsent, oldest_unsent_age_ms, topics: {TOPIC:"
             + " {unsent, oldest_unsent_age_ms}}}; ages are null when nothing waits.") boolean json) {
         ObjectNode status = ReadOnlyDatabase.fromEnv(context).read(OutboxCommand::read);

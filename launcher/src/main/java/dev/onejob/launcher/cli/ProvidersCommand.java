@@ -22,7 +22,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "providers", mixinStandardHelpOptions = true, subcommands = CertifyCommand.class,
         description = "The configured providers and their certifications.")
-final class ProvidersCommand {
+public final class ProvidersCommand {
     private final CliContext context;
 
     ProvidersCommand(CliContext context) {
@@ -33,7 +33,8 @@ final class ProvidersCommand {
             description = {"Lists the providers of the providers file (id, protocol, model, base_url, timeouts) and,"
                     + " per contract of the contracts directory, whether the provider is certified for it.",
                 "Reads the providers file and the contracts directory; certifications come from the database,"
-                        + " read-only (DATABASE_URL, DATABASE_USER, DATABASE_PASSWORD), unless --no-certifications."})
+                        + " read-only (DATABASE_URL, DATABASE_USER, DATABASE_PASSWORD; default: the running ./onejob"
+                        + " dev's), unless --no-certifications."})
     int list(@Option(names = "--providers-file", paramLabel = "FILE",
                      description = "The providers file (default: $PROVIDERS_FILE, else config/providers.yaml).")
              Path providersFile,

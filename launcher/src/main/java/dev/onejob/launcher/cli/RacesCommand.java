@@ -12,7 +12,7 @@ import picocli.CommandLine.Option;
  * {@code --json}, the records as JSON Lines, until Ctrl-C, {@code --max-records} or {@code --timeout}.
  */
 @Command(name = "races", mixinStandardHelpOptions = true, description = "Follow the lost races.")
-final class RacesCommand {
+public final class RacesCommand {
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(15);
     private static final Duration POLL = Duration.ofMillis(250);
 
@@ -32,7 +32,8 @@ final class RacesCommand {
     int tail(@Option(names = "--from-beginning", description = "Start with the oldest record instead of now.")
              boolean fromBeginning,
              @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT",
-                     description = "The stack's Kafka (default: $KAFKA_BOOTSTRAP_SERVERS, else localhost:9092).")
+                     description = "The stack's Kafka (default: $KAFKA_BOOTSTRAP_SERVERS, else the running"
+                             + " ./onejob dev's, else localhost:9092).")
              String bootstrapServers,
              @Option(names = "--job", paramLabel = "JOB_ID", description = "Only races of this job.") UUID job,
              @Option(names = "--max-records", paramLabel = "N", description = "Stop after N races.") Integer maxRecords,
@@ -44,7 +45,7 @@ final class RacesCommand {
             throw CliFailure.usage("--max-records must be at least 1, got " + maxRecords);
         }
         String servers = bootstrapServers != null ? bootstrapServers
-                : context.env("KAFKA_BOOTSTRAP_SERVERS", "localhost:9092");
+                : context.running("KAFKA_BOOTSTRAP_SERVERS", "localhost:9092");
         Duration connect = timeout != null && timeout.compareTo(CONNECT_TIMEOUT) < 0 ? timeout : CONNECT_TIMEOUT;
         try (RaceAuditFeed feed = RaceAuditFeed.open(servers, fromBeginning, connect)) {
             Thread stop = new Thread(feed::wakeup, "races-tail-stop");

@@ -28,7 +28,7 @@ final class ReadOnlyDatabase {
     static ReadOnlyDatabase fromEnv(CliContext context) {
         DatabaseConfig config;
         try {
-            config = DatabaseConfig.fromEnv(context.env());
+            config = DatabaseConfig.fromEnv(context.runningEnv());
         } catch (IllegalArgumentException e) {
             throw CliFailure.usage(e.getMessage());
         }

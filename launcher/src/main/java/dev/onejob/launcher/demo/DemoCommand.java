@@ -7,7 +7,6 @@ import dev.onejob.launcher.cli.DurationConverter;
 import dev.onejob.launcher.cli.OnejobCli;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -19,7 +18,8 @@ import picocli.CommandLine.Option;
  * CONTRACTS_DIR); produces the narration, the table and the exit status (0 only when no scenario failed). Owns the
  * target it plays against ({@link LocalDemoStack} or {@link RemoteDemoStack}) for the length of the run.
  */
-@Command(name = "onejob demo", mixinStandardHelpOptions = true, version = "onejob 0.1.0", sortOptions = false,
+@Command(name = "demo", mixinStandardHelpOptions = true, version = "onejob 0.1.0", sortOptions = false,
+        header = "Plays the design's scenarios against a stack and ends with a PASS/FAIL table.",
         description = {"Plays the design's scenarios and narrates each step: the double click, the changed payload,"
                 + " the timeout, the out-of-band resolution and the fallback, the reverse-order finish, and a"
                 + " failover blocked by a failed certification (the backup is certified again afterwards).",
@@ -49,7 +49,8 @@ public final class DemoCommand implements Callable<Integer> {
     String simBackup;
 
     @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT", description = "With --url: the stack's Kafka, to"
-            + " read race-audit (without it the demo shows the discard as the job records it). Without --url: use"
+            + " read race-audit (default: $KAFKA_BOOTSTRAP_SERVERS, else the running ./onejob dev's; without one the"
+            + " demo shows the discard as the job records it). Without --url: use"
             + " this broker instead of starting one; the demo's worker and reconciler then join the consumer groups"
             + " attempt-worker and result-reconciler, so never give a broker a running stack uses.")
     String bootstrapServers;
@@ -72,14 +73,6 @@ public final class DemoCommand implements Callable<Integer> {
 
     DemoCommand(CliContext context) {
         this.context = context;
-    }
-
-    /** {@code ./onejob demo [options]}: runs the demo with the process's environment, then exits with its status. */
-    public static void main(String[] args) {
-        if (!Arrays.asList(args).contains("--verbose")) {
-            OnejobCli.quietLogging();
-        }
-        System.exit(run(args, CliContext.system()));
     }
 
     /** Runs the demo ({@code args} without the word {@code demo}) and returns its exit status. */
@@ -123,7 +116,8 @@ public final class DemoCommand implements Callable<Integer> {
         }
         Path tokens = tokenFile != null ? tokenFile
                 : Path.of(context.env("ONEJOB_DATA_DIR", ".onejob")).resolve("dev-tokens.properties");
-        return RemoteDemoStack.connect(context.env(), url, tokens, simPrimary, simBackup, bootstrapServers,
+        String kafka = bootstrapServers != null ? bootstrapServers : context.running("KAFKA_BOOTSTRAP_SERVERS", null);
+        return RemoteDemoStack.connect(context.env(), url, tokens, simPrimary, simBackup, kafka,
                 primarySoftTimeout, narrator);
     }
 }

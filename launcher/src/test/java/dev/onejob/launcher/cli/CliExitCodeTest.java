@@ -3,6 +3,7 @@ package dev.onejob.launcher.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.onejob.launcher.OnejobMain;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -25,7 +26,7 @@ class CliExitCodeTest {
     static Run run(Map<String, String> env, String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = OnejobCli.run(args, new CliContext(env, new PrintStream(out, true, StandardCharsets.UTF_8),
+        int exit = OnejobMain.run(args, new CliContext(env, new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8)));
         return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }

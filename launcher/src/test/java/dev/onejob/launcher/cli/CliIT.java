@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.json.Json;
 import dev.onejob.launcher.InProcessStack;
+import dev.onejob.launcher.OnejobMain;
 import dev.onejob.testing.Await;
 import dev.onejob.testing.TestDatabase;
 import dev.onejob.testing.TestKafka;
@@ -224,7 +225,7 @@ class CliIT {
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         simulator(stack.simulatorUrls().get("primary"), "PUT", "{\"kind\":\"answer\",\"delay_ms\":2000}");
         jobId = submit(alice, "Slow but fine");
-        CompletableFuture<Integer> tail = CompletableFuture.supplyAsync(() -> OnejobCli.run(new String[] {"races",
+        CompletableFuture<Integer> tail = CompletableFuture.supplyAsync(() -> OnejobMain.run(new String[] {"races",
             "tail", "--job", jobId, "--max-records", "1", "--timeout", "30s"}, context));
         Await.until(Duration.ofSeconds(20), "the tail to follow race-audit",
                 () -> err.toString(StandardCharsets.UTF_8).contains("following race-audit") || tail.isDone());

@@ -1,38 +1,49 @@
 package dev.onejob.bench;
 
 import dev.onejob.bench.report.Results;
+import dev.onejob.launcher.cli.ModuleCommand;
 import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * {@code ./onejob bench [--quick] [--out DIR]}: the full run writes {@code BENCHMARKS.md} and
  * {@code docs/benchmarks/results.{csv,json}} at the repository root (its logs and recordings under
  * {@code benchmark/target/bench-full}); {@code --quick} writes everything under {@code benchmark/target/bench-quick}
  * (or {@code --out}), never over the root's report. Exit status: 0 when every invariant held and every phase ran,
- * 1 when an invariant was violated, 2 when a phase could not be measured.
+ * 1 when an invariant was violated, 2 when a phase could not be measured (or on a usage error).
  */
-public final class BenchMain {
-    private BenchMain() {
+@Command(name = "bench", mixinStandardHelpOptions = true, version = "onejob 0.1.0", sortOptions = false,
+        header = "Measures onejob beside pgbench, Kafka's producer benchmark and DBOS Transact.",
+        description = {"Measures onejob beside its references (pgbench, Kafka's producer benchmark, DBOS Transact)"
+                + " in one run and writes the report: the full run BENCHMARKS.md and docs/benchmarks/results.{csv,json}"
+                + " at the repository root; --quick everything under benchmark/target/bench-quick (or --out).",
+            "Exit status: 0 every invariant held and every phase ran, 1 an invariant was violated, 2 a phase could"
+                    + " not be measured, or a usage error."})
+public final class BenchCommand implements Callable<Integer> {
+    @Option(names = "--quick", description = "A short run with small loads, to see that every phase works.")
+    boolean quick;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "Write the report and the work files here.")
+    Path out;
+
+    @Override
+    public Integer call() {
+        return run(root(), quick, out == null ? null : out.toAbsolutePath());
     }
 
-    public static void main(String[] args) {
-        boolean quick = false;
-        Path out = null;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--quick" -> quick = true;
-                case "--out" -> out = Path.of(args[++i]).toAbsolutePath();
-                case "-h", "--help" -> {
-                    System.out.println("usage: ./onejob bench [--quick] [--out DIR]");
-                    return;
-                }
-                default -> {
-                    System.err.println("unknown argument '" + args[i] + "'; usage: ./onejob bench [--quick] [--out DIR]");
-                    System.exit(64);
-                }
-            }
+    /** Registers {@code bench} with the launcher's command tree. */
+    public static final class Module implements ModuleCommand {
+        @Override
+        public String name() {
+            return "bench";
         }
-        Path root = root();
-        System.exit(run(root, quick, out));
+
+        @Override
+        public Class<?> command() {
+            return BenchCommand.class;
+        }
     }
 
     /** Runs the benchmark; the exit status described above. */

@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -47,8 +48,9 @@ import org.slf4j.LoggerFactory;
  * Consumes {@code attempt-commands} as consumer group {@code attempt-worker} (one thread, one consumer; scale by
  * adding instances) and calls each attempt's provider at most once: before calling, the attempt moves
  * PENDING -> STARTING in PostgreSQL with a conditional update, so a redelivered command (a retry, a rebalance, a
- * second worker) finds it started and does not call again. Offsets are committed once those transitions are
- * durable. Calls run off the poll thread; their outcomes go to {@code attempt-completions}: UNKNOWN at the soft
+ * second worker) finds it started and does not call again; a start whose commit succeeded while its acknowledgement
+ * was lost is recognised by its start token when the poll is read again, and called. Offsets are committed once
+ * those transitions are durable. Calls run off the poll thread; their outcomes go to {@code attempt-completions}: UNKNOWN at the soft
  * deadline when no answer came, then SUCCEEDED or FAILED if a late answer arrives before the hard deadline.
  */
 public final class AttemptWorker implements Loops.Loop {
@@ -66,8 +68,11 @@ public final class AttemptWorker implements Loops.Loop {
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicInteger startedCount = new AtomicInteger();
     private final AtomicBoolean running = new AtomicBoolean(true);
+    /** Start tokens of records whose start failed with a database error, by topic-partition@offset (poll thread). */
+    private final Map<String, UUID> startTokens = new HashMap<>();
 
     private final WorkerMetrics metrics;
+    private volatile Duration drain = Duration.ofSeconds(10);
 
     public AttemptWorker(KafkaConfig kafka, String clientId, LedgerStore ledger, Providers providers,
                          Contracts contracts, ProviderClient client, int maxInFlight, WorkerMetrics metrics) {
@@ -75,6 +80,16 @@ public final class AttemptWorker implements Loops.Loop {
                 new ByteArraySerializer(), new ByteArraySerializer()),
                 new Completions(kafka, clientId + "-completions", metrics), ledger, providers, contracts, client,
                 maxInFlight, metrics);
+    }
+
+    /**
+     * How long {@link #close()} lets calls in flight finish and publish their outcomes (default 10 s); a call still
+     * running after it ends UNKNOWN through the sweeper. {@code WORKER_DRAIN_TIMEOUT}, by default the longest hard
+     * timeout of the providers plus 5 s, so a stopping worker loses no answer it was going to get.
+     */
+    public AttemptWorker drainFor(Duration drain) {
+        this.drain = drain;
+        return this;
     }
 
     /**
@@ -197,11 +212,41 @@ public final class AttemptWorker implements Loops.Loop {
         ProviderConfig provider = providers.find(command.provider()).orElse(null);
         Contract contract = contracts.find(command.contract()).orElse(null);
         if (provider == null || contract == null) {
-            deadLetter(record, provider == null ? "unknown provider '" + command.provider() + "'"
-                    : "unknown contract '" + command.contract() + "'");
+            // Config skew (a rolling deploy, a provider removed): nothing is sent, and the attempt must not stay
+            // PENDING forever. A FAILED completion that says so lets the reconciler fail over or fail the job.
+            String code = provider == null ? "unknown_provider" : "unknown_contract";
+            String message = provider == null
+                    ? "this worker has no provider '" + command.provider() + "' in its providers file"
+                    : "this worker has no contract '" + command.contract() + "' in its contracts directory";
+            log.warn("event=command_not_runnable job={} attempt={} code={} reason=\"{}\"", command.jobId(),
+                    command.attemptId(), code, message);
+            metrics.notRunnable(code);
+            try {
+                completions.publishAsync(Completions.notRunnable(command, code, message)).get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while publishing a completion", e);
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw new IllegalStateException("the completion of a command this worker cannot run was not"
+                        + " published: " + e.getCause(), e.getCause());
+            }
             return;
         }
-        TransitionOutcome started = ledger.start(command.attemptId(), provider.softTimeout());
+        // The token names this handling of this record. When PostgreSQL committed the start but the answer was lost,
+        // the record is read again after the rewind with the same token, and the start is recognised as ours.
+        String where = record.topic() + "-" + record.partition() + "@" + record.offset();
+        UUID token = startTokens.getOrDefault(where, UUID.randomUUID());
+        TransitionOutcome started;
+        try {
+            started = ledger.start(command.attemptId(), provider.softTimeout(), token);
+        } catch (DatabaseException e) {
+            if (startTokens.size() >= 10_000) {
+                startTokens.clear();
+            }
+            startTokens.put(where, token);
+            throw e;
+        }
+        startTokens.remove(where);
         if (started instanceof TransitionOutcome.NotApplied notApplied) {
             metrics.skipped();
             log.info("event=command_skipped job={} attempt={} status={} reason=\"already started or finished\"",
@@ -251,10 +296,17 @@ public final class AttemptWorker implements Loops.Loop {
         return startedCount.get();
     }
 
-    /** Stops polling, then waits (up to {@code grace}) for calls in flight to publish their outcome. */
+    /**
+     * Stops taking commands, then waits (up to {@code grace}) for calls in flight to finish and their outcomes to be
+     * published; what is still unpublished after that is given up (the sweeper makes those attempts UNKNOWN).
+     */
     public void close(Duration grace) {
         running.set(false);
         consumer.wakeup();
+        int draining = inFlight.get();
+        if (draining > 0) {
+            log.info("event=draining calls_in_flight={} drain_timeout={}", draining, grace);
+        }
         long deadline = System.nanoTime() + grace.toNanos();
         while (inFlight.get() > 0 && System.nanoTime() < deadline) {
             try {
@@ -264,11 +316,15 @@ public final class AttemptWorker implements Loops.Loop {
                 break;
             }
         }
+        if (inFlight.get() > 0) {
+            log.warn("event=drain_timed_out calls_in_flight={} drain_timeout={} action=\"their attempts become"
+                    + " UNKNOWN through the sweeper\"", inFlight.get(), grace);
+        }
         completions.close();
     }
 
     @Override
     public void close() {
-        close(Duration.ofSeconds(10));
+        close(drain);
     }
 }

@@ -13,12 +13,14 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
@@ -26,12 +28,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Publishes what each attempt did to {@code attempt-completions} (key: job id) with an idempotent producer, and
- * waits for the broker's acknowledgement. A completion the broker would not take is retried; one that is lost for
- * good leaves the attempt STARTING, which the reconciler's sweeper turns UNKNOWN: never a silent success.
+ * waits for the broker's acknowledgement. A paid answer is never given up while the worker runs: a completion the
+ * broker does not take is tried again, with a backoff growing to {@link #MAX_BACKOFF}, until it does (a broker
+ * outage longer than the producer's delivery timeout included). One the broker refuses as too large goes again
+ * without its answer, as a FAILED {@code invalid_answer}. Only {@link #close()} (after the worker's drain) gives up
+ * what is still unpublished; the sweeper then turns those attempts UNKNOWN: never a silent success.
  */
 final class Completions implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Completions.class);
-    private static final int TRIES = 5;
+    static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
 
     private final Producer<String, byte[]> producer;
     /** Publishing waits for the broker; that must not happen on the HTTP client's or the deadline timer's threads. */
@@ -42,15 +47,22 @@ final class Completions implements AutoCloseable {
     });
 
     private final WorkerMetrics metrics;
+    private final Duration firstBackoff;
+    private volatile boolean closed;
 
     Completions(KafkaConfig kafka, String clientId, WorkerMetrics metrics) {
-        this(new KafkaProducer<>(kafka.producer(clientId), new StringSerializer(), new ByteArraySerializer()), metrics);
+        this(new KafkaProducer<>(kafka.producer(clientId), new StringSerializer(), new ByteArraySerializer()), metrics,
+                Duration.ofSeconds(1));
     }
 
-    /** Over a given producer (a {@code MockProducer} in the loop's unit tests); closed with this. */
-    Completions(Producer<String, byte[]> producer, WorkerMetrics metrics) {
+    /**
+     * Over a given producer (a {@code MockProducer} in the loop's unit tests); closed with this. A failed send waits
+     * {@code firstBackoff}, then twice that, and so on up to {@link #MAX_BACKOFF}.
+     */
+    Completions(Producer<String, byte[]> producer, WorkerMetrics metrics, Duration firstBackoff) {
         this.metrics = metrics;
         this.producer = producer;
+        this.firstBackoff = firstBackoff;
     }
 
     /** Publishes on the publisher pool; the future completes once the broker took it (or it was given up). */
@@ -62,7 +74,9 @@ final class Completions implements AutoCloseable {
         }, publisher);
     }
 
-    static AttemptCompletion of(AttemptCommand command, ProviderConfig provider, CallOutcome outcome) {
+    /** The completion of {@code outcome}, made storable first ({@link AnswerGuard}). */
+    static AttemptCompletion of(AttemptCommand command, ProviderConfig provider, CallOutcome called) {
+        CallOutcome outcome = AnswerGuard.storable(called);
         long latency = outcome.latency().toMillis();
         Instant now = Instant.now();
         if (outcome instanceof CallOutcome.Succeeded ok) {
@@ -80,13 +94,42 @@ final class Completions implements AutoCloseable {
                 null, unknown.reason(), provider.id(), provider.model(), null, latency, now);
     }
 
-    /** Sends and waits for the acknowledgement, retrying; runs on the publisher pool. */
-    private void publish(AttemptCompletion completion) {
+    /** The FAILED completion of a command this worker cannot run: nothing was sent to any provider. */
+    static AttemptCompletion notRunnable(AttemptCommand command, String code, String message) {
+        return new AttemptCompletion(command.attemptId(), command.jobId(), AttemptCompletion.Outcome.FAILED, null,
+                new AttemptCompletion.Error(code, message, false, false, null, null), null, command.provider(), null,
+                null, 0, Instant.now());
+    }
+
+    /** The completion without its answer: what goes when the broker refuses the whole one as too large. */
+    static AttemptCompletion withoutAnswer(AttemptCompletion completion, String why) {
+        return new AttemptCompletion(completion.attemptId(), completion.jobId(), AttemptCompletion.Outcome.FAILED,
+                null, new AttemptCompletion.Error(AnswerGuard.INVALID_ANSWER, "the completion was refused by the"
+                        + " broker (" + why + "); the answer is not kept", false, true, null, null), null,
+                completion.provider(), completion.model(), completion.providerRequestId(), completion.latencyMs(),
+                completion.completedAt());
+    }
+
+    private static ProducerRecord<String, byte[]> record(AttemptCompletion completion) {
         ProducerRecord<String, byte[]> record = new ProducerRecord<>(Topics.ATTEMPT_COMPLETIONS.name(),
                 completion.jobId().toString(), Json.write(completion.toJson()).getBytes(StandardCharsets.UTF_8));
         record.headers().add(Headers.SCHEMA_VERSION,
                 Integer.toString(AttemptCompletion.VERSION).getBytes(StandardCharsets.UTF_8));
-        for (int attempt = 1; attempt <= TRIES; attempt++) {
+        return record;
+    }
+
+    /** Sends and waits for the acknowledgement, again and again until the broker has it; on the publisher pool. */
+    private void publish(AttemptCompletion given) {
+        AttemptCompletion completion = given;
+        ProducerRecord<String, byte[]> record;
+        try {
+            record = record(completion);
+        } catch (RuntimeException e) {
+            completion = withoutAnswer(completion, "it could not be written: " + e);
+            record = record(completion);
+        }
+        Duration backoff = firstBackoff;
+        for (int attempt = 1; !closed; attempt++) {
             try {
                 producer.send(record).get(60, TimeUnit.SECONDS);
                 metrics.completed(completion);
@@ -98,28 +141,49 @@ final class Completions implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 break;
             } catch (Exception e) {
-                log.warn("event=completion_publish_failed attempt={} try={} error=\"{}\"", completion.attemptId(),
-                        attempt, e.toString());
-                sleep(Duration.ofSeconds(attempt));
+                Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+                if (cause instanceof RecordTooLargeException && completion.result() != null
+                        || cause instanceof RecordTooLargeException && completion.error() != null
+                        && completion.error().offendingAnswer() != null) {
+                    completion = withoutAnswer(completion, cause.getClass().getSimpleName());
+                    record = record(completion);
+                    continue;
+                }
+                log.warn("event=completion_publish_failed attempt={} try={} error=\"{}\" action=retry_in_{}ms",
+                        completion.attemptId(), attempt, cause, backoff.toMillis());
+                if (!sleep(backoff)) {
+                    break;
+                }
+                backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
             }
         }
-        log.error("event=completion_lost job={} attempt={} outcome={} action=\"the sweeper will mark it UNKNOWN\"",
-                completion.jobId(), completion.attemptId(), completion.outcome());
+        metrics.lost();
+        log.error("event=completion_lost job={} attempt={} outcome={} action=\"the worker stopped before the broker"
+                + " took it; the sweeper will mark the attempt UNKNOWN\"", completion.jobId(), completion.attemptId(),
+                completion.outcome());
     }
 
-    private static void sleep(Duration duration) {
+    /** False when interrupted (the worker is stopping). */
+    private static boolean sleep(Duration duration) {
         try {
             Thread.sleep(duration.toMillis());
+            return true;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            return false;
         }
     }
 
+    /**
+     * Gives up what is still unpublished (the worker has drained by now) and closes the producer. Publishing that is
+     * under way when this is called is interrupted.
+     */
     @Override
     public void close() {
-        publisher.shutdown();
+        closed = true;
+        publisher.shutdownNow();
         try {
-            publisher.awaitTermination(30, TimeUnit.SECONDS);
+            publisher.awaitTermination(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

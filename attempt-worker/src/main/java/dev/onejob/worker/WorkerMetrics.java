@@ -30,6 +30,16 @@ public final class WorkerMetrics {
                 .register(registry).increment();
     }
 
+    void notRunnable(String code) {
+        Counter.builder("onejob_commands_not_runnable").description("commands naming a provider or contract this"
+                + " worker does not know; their attempts end FAILED").tag("code", code).register(registry).increment();
+    }
+
+    void lost() {
+        Counter.builder("onejob_completions_lost").description("completions still unpublished when the worker"
+                + " stopped after its drain").register(registry).increment();
+    }
+
     void deadLettered() {
         Counter.builder("onejob_dead_letters").tag("topic", "attempt-commands").register(registry).increment();
     }

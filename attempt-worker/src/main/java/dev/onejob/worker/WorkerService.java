@@ -8,7 +8,9 @@ import dev.onejob.core.metrics.OpsServer;
 import dev.onejob.core.service.Loops;
 import dev.onejob.core.service.ServiceMain;
 import dev.onejob.providers.ProviderClients;
+import dev.onejob.core.config.ProviderConfig;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -43,15 +45,19 @@ public final class WorkerService implements ServiceMain.Service {
         Providers providers = Providers.load(config.providersFile(), env);
         Contracts contracts = Contracts.load(config.contractsDir());
         clients = ProviderClients.create(ProviderClients.defaultHttpClient(), env);
+        Duration drain = config.drainTimeout().orElseGet(() -> providers.all().stream()
+                .map(ProviderConfig::hardTimeout).max(Duration::compareTo).orElse(Duration.ZERO)
+                .plus(Duration.ofSeconds(5)));
         AttemptWorker worker = new AttemptWorker(config.kafka(), config.instanceId(), new LedgerStore(database),
-                providers, contracts, clients, config.maxInFlight(), metrics);
+                providers, contracts, clients, config.maxInFlight(), metrics).drainFor(drain);
         if (config.metricsPort() >= 0) {
             ops = OpsServer.start("0.0.0.0", config.metricsPort(), metrics.registry(), this::notReady);
         }
         loops.start("attempt-worker", worker);
         log.info("event=started service=attempt-worker group={} kafka={} providers={} contracts={} max_in_flight={} "
-                        + "metrics={}", AttemptWorker.GROUP_ID, config.kafka().bootstrapServers(), providers.all().size(),
-                contracts.all().size(), config.maxInFlight(), ops == null ? "off" : "http://0.0.0.0:" + ops.port());
+                        + "drain_timeout={} metrics={}", AttemptWorker.GROUP_ID, config.kafka().bootstrapServers(),
+                providers.all().size(), contracts.all().size(), config.maxInFlight(), drain,
+                ops == null ? "off" : "http://0.0.0.0:" + ops.port());
     }
 
     /** The port serving /metrics and /health, or -1 when turned off. */

@@ -1,18 +1,21 @@
 package dev.onejob.worker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.onejob.core.config.Providers;
 import dev.onejob.core.contract.Contracts;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.events.AttemptCommand;
+import dev.onejob.core.events.AttemptCompletion;
 import dev.onejob.core.events.Headers;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.Topics;
 import dev.onejob.core.ledger.LedgerStore;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -30,15 +33,18 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
 /**
- * The worker's poll loop over Kafka's own MockConsumer and MockProducer: commands it cannot act on go to
- * {@code attempt-commands.dlq} with the reason, each alone, and their offsets are committed, with no ledger write
- * and no provider call. (What it does with good commands is {@code AttemptWorkerIT}'s, on the real broker.)
+ * The worker's poll loop over Kafka's own MockConsumer and MockProducer: commands it cannot read go to
+ * {@code attempt-commands.dlq} with the reason, each alone; a command it can read but not run (a provider it does
+ * not know) ends its attempt with a FAILED completion; their offsets are committed, with no ledger write and no
+ * provider call. And a completion the broker refuses for a while is published once it takes it. (What it does
+ * with good commands is {@code AttemptWorkerIT}'s, on the real broker.)
  */
 class AttemptWorkerLoopTest {
     private static final TopicPartition PARTITION = new TopicPartition(Topics.ATTEMPT_COMMANDS.name(), 0);
 
     @Test
-    void unreadableAndUnknownCommandsAreDeadLetteredOneByOneAndTheirOffsetsCommitted() throws Exception {
+    void unreadableCommandsAreDeadLetteredOneByOneAnUnknownProviderFailsItsAttemptAndTheOffsetsAreCommitted()
+            throws Exception {
         MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
         MockProducer<byte[], byte[]> deadLetters = new MockProducer<>(true, null, new ByteArraySerializer(),
                 new ByteArraySerializer());
@@ -47,7 +53,7 @@ class AttemptWorkerLoopTest {
         AtomicInteger calls = new AtomicInteger();
         WorkerMetrics metrics = new WorkerMetrics();
         // The ledger's pool is never opened: a command the worker cannot act on must not reach PostgreSQL.
-        AttemptWorker worker = new AttemptWorker(consumer, deadLetters, new Completions(completions, metrics),
+        AttemptWorker worker = new AttemptWorker(consumer, deadLetters, new Completions(completions, metrics, Duration.ofMillis(1)),
                 new LedgerStore(Database.wrap(null)), Providers.load(Path.of("../config/providers.yaml"), Map.of()),
                 Contracts.load(Path.of("../config/contracts")), (provider, contract, variables, attempt) -> {
                     calls.incrementAndGet();
@@ -74,14 +80,54 @@ class AttemptWorkerLoopTest {
         loop.join(10_000);
 
         List<ProducerRecord<byte[], byte[]>> letters = deadLetters.history();
-        assertEquals(3, letters.size(), "one dead letter per record");
+        assertEquals(2, letters.size(), "one dead letter per unreadable record");
         assertTrue(reason(letters.get(0)).startsWith("not a valid attempt command"), reason(letters.get(0)));
-        assertEquals("unknown provider 'no-such-provider'", reason(letters.get(1)));
-        assertTrue(reason(letters.get(2)).startsWith("not a valid attempt command"), reason(letters.get(2)));
+        assertTrue(reason(letters.get(1)).startsWith("not a valid attempt command"), reason(letters.get(1)));
         letters.forEach(l -> assertEquals(Topics.ATTEMPT_COMMANDS_DLQ.name(), l.topic()));
-        assertEquals(3, committed, "the offsets of the dead-lettered records are committed");
+        assertEquals(3, committed, "the offsets of every record are committed");
         assertEquals(0, calls.get());
-        assertEquals(0, completions.history().size(), "nothing completes for a command that never started");
+        assertEquals(1, completions.history().size(), "the command it cannot run ends its attempt");
+        AttemptCompletion failed = AttemptCompletion.fromJson(Json.MAPPER.readTree(completions.history().get(0).value()));
+        assertEquals(unknownProvider.attemptId(), failed.attemptId());
+        assertEquals(AttemptCompletion.Outcome.FAILED, failed.outcome());
+        assertEquals("unknown_provider", failed.error().code());
+        assertFalse(failed.error().sent(), "nothing was sent to any provider");
+        assertTrue(failed.error().message().contains("no-such-provider"), failed.error().message());
+    }
+
+    @Test
+    void aCompletionTheBrokerRefusesManyTimesIsPublishedOnceItTakesIt() throws Exception {
+        // given a broker that refuses the next 12 sends (more than the five tries the worker used to give up after)
+        MockProducer<String, byte[]> producer = new MockProducer<>(false, null, new StringSerializer(),
+                new ByteArraySerializer());
+        Completions completions = new Completions(producer, new WorkerMetrics(), Duration.ofMillis(1));
+        AttemptCompletion completion = new AttemptCompletion(UUID.randomUUID(), UUID.randomUUID(),
+                AttemptCompletion.Outcome.SUCCEEDED, Json.parse("{\"sentiment\":\"positive\",\"summary\":\"s\"}"),
+                null, null, "primary", "m", "req", 5, Instant.now());
+        Thread broker = new Thread(() -> {
+            int refused = 0;
+            while (refused < 12 || producer.history().size() <= refused) {
+                if (producer.history().size() > refused) {
+                    producer.errorNext(new org.apache.kafka.common.errors.TimeoutException("broker away"));
+                    refused++;
+                }
+                Thread.onSpinWait();
+            }
+            while (!producer.completeNext()) {
+                Thread.onSpinWait();
+            }
+        });
+        broker.start();
+
+        // when it is published
+        completions.publishAsync(completion).get(30, java.util.concurrent.TimeUnit.SECONDS);
+        broker.join(5_000);
+
+        // then the thirteenth send went through, carrying the same completion
+        assertEquals(13, producer.history().size());
+        assertEquals(completion.attemptId(), AttemptCompletion.fromJson(Json.MAPPER.readTree(
+                producer.history().get(12).value())).attemptId());
+        completions.close();
     }
 
     private static ConsumerRecord<byte[], byte[]> record(long offset, byte[] value) {

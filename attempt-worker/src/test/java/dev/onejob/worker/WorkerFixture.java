@@ -84,7 +84,12 @@ final class WorkerFixture implements AutoCloseable {
     }
 
     AttemptWorker startWorker(Providers providers, KafkaConfig kafka) {
-        AttemptWorker worker = new AttemptWorker(kafka, "test-worker-" + workers.size(), ledger,
+        return startWorker(providers, kafka, ledger);
+    }
+
+    /** A worker writing its transitions through {@code workerLedger} (one with a fault injected, say). */
+    AttemptWorker startWorker(Providers providers, KafkaConfig kafka, LedgerStore workerLedger) {
+        AttemptWorker worker = new AttemptWorker(kafka, "test-worker-" + workers.size(), workerLedger,
                 providers, contracts, clients, 256, new WorkerMetrics());
         Thread thread = new Thread(worker, "test-worker-" + workers.size());
         thread.start();
@@ -116,7 +121,8 @@ final class WorkerFixture implements AutoCloseable {
     /** Publishes every queued outbox event, {@code copies} times each (copies > 1 plays redelivery). */
     void relay(int copies) {
         List<OutboxStore.OutboxEvent> events;
-        while (!(events = OutboxStore.lease(database, 500, Duration.ofSeconds(30))).isEmpty()) {
+        java.util.UUID holder = java.util.UUID.randomUUID();
+        while (!(events = OutboxStore.lease(database, 500, Duration.ofSeconds(30), holder)).isEmpty()) {
             List<Future<?>> acks = new ArrayList<>();
             for (int copy = 0; copy < copies; copy++) {
                 for (OutboxStore.OutboxEvent event : events) {
@@ -132,7 +138,7 @@ final class WorkerFixture implements AutoCloseable {
                     throw new IllegalStateException("the test relay could not publish", e);
                 }
             }
-            OutboxStore.markSent(database, events);
+            OutboxStore.markSent(database, events, holder);
         }
     }
 

@@ -42,6 +42,10 @@ public final class JobRequests {
         if (unstorable.isPresent()) {
             return new Validated(null, List.of("the request " + unstorable.get()));
         }
+        var outOfRange = dev.onejob.core.json.JsonNumbers.problem(request);
+        if (outOfRange.isPresent()) {
+            return new Validated(null, List.of("the request's " + outOfRange.get()));
+        }
         request.fieldNames().forEachRemaining(name -> {
             if (!FIELDS.contains(name)) {
                 String shown = name.length() > 64 ? name.substring(0, 64) + "..." : name;

@@ -165,6 +165,43 @@ class HttpIngestIT {
     }
 
     @Test
+    void resolvingAStartingAttemptInsideItsSoftDeadlineIsRefusedAndEveryResolutionIsOnTheRecord()
+            throws InterruptedException {
+        // given an attempt a worker started a moment ago, its call still inside its 10-minute soft deadline
+        JsonNode job = json(ingest.submit(IngestFixture.ALICE, "rs-" + UUID.randomUUID(), IngestFixture.request("x")));
+        UUID running = UUID.fromString(job.path("attempts").get(0).path("id").asText());
+        ingest.ledger.start(running, Duration.ofMinutes(10));
+
+        // when an operator resolves it FAILED or CANCELLED: refused, naming the soft deadline; nothing changed
+        for (String outcome : List.of("FAILED", "CANCELLED")) {
+            HttpResponse<String> early = ingest.send("POST", "/v1/attempts/" + running + "/resolve", IngestFixture.OPS,
+                    Map.of(), "{\"outcome\":\"" + outcome + "\",\"reason\":\"looks stuck\"}");
+            assertProblem(early, 409, "attempt-not-resolvable");
+            assertEquals("STARTING", json(early).path("attempt_status").asText());
+            assertTrue(json(early).path("soft_deadline").isTextual(), early.body());
+        }
+        assertEquals(1, ingest.ledger.attempts(UUID.fromString(job.path("id").asText())).size());
+        assertEquals("STARTING", ingest.ledger.attempt(running).orElseThrow().status().name());
+
+        // and once a call is past its soft deadline the resolution goes through, and the job shows who did it and why
+        JsonNode late = json(ingest.submit(IngestFixture.ALICE, "rs-" + UUID.randomUUID(), IngestFixture.request("x")));
+        UUID overdue = UUID.fromString(late.path("attempts").get(0).path("id").asText());
+        ingest.ledger.start(overdue, Duration.ofMillis(1));
+        Thread.sleep(50);
+        HttpResponse<String> resolved = ingest.send("POST", "/v1/attempts/" + overdue + "/resolve", IngestFixture.OPS,
+                Map.of(), "{\"outcome\":\"CANCELLED\",\"reason\":\"provider outage\"}");
+        assertEquals(200, resolved.statusCode(), resolved.body());
+        JsonNode shown = json(ingest.send("GET", "/v1/jobs/" + late.path("id").asText(), IngestFixture.ALICE, Map.of(),
+                null));
+        JsonNode actions = shown.path("operator_actions");
+        assertEquals(1, actions.size(), shown.toString());
+        assertEquals("resolve_cancelled", actions.get(0).path("action").asText());
+        assertEquals("provider outage", actions.get(0).path("reason").asText());
+        assertEquals(overdue.toString(), actions.get(0).path("attempt_id").asText());
+        assertTrue(actions.get(0).path("actor").isTextual() && actions.get(0).path("at").isTextual());
+    }
+
+    @Test
     void resolvingFailedContinuesAutomaticFailoverWithExactlyOneNewCommand() {
         JsonNode job = json(ingest.submit(IngestFixture.ALICE, "rf-" + UUID.randomUUID(), IngestFixture.request("x")));
         UUID jobId = UUID.fromString(job.path("id").asText());
@@ -204,6 +241,13 @@ class HttpIngestIT {
         assertProblem(ingest.submit(IngestFixture.ALICE, "k-" + UUID.randomUUID(),
                 "{\"contract\":\"sentiment\",\"variables\":{\"text\":\"x\"},\"target\":\"nobody\"}"), 422,
                 "invalid-request");
+        // nine bytes that mean a number of five million digits: refused before anything spells it out
+        HttpResponse<String> absurd = ingest.submit(IngestFixture.ALICE, "k-" + UUID.randomUUID(),
+                "{\"contract\":\"sentiment\",\"variables\":{\"text\":\"x\",\"n\":1e5000000},\"target\":\"primary\"}");
+        assertProblem(absurd, 422, "invalid-request");
+        assertTrue(absurd.body().contains("decimal exponent of 5000000"), absurd.body());
+        // last: the server closes the connection after a 413 without reading the body (the client's next request on
+        // that connection would find it closed)
         assertProblem(ingest.submit(IngestFixture.ALICE, "k-" + UUID.randomUUID(),
                 IngestFixture.request("x".repeat(70 * 1024))), 413, "payload-too-large");
         assertEquals(jobsBefore, ingest.ledger.jobsCount());

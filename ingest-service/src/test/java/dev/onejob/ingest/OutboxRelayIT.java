@@ -111,6 +111,60 @@ class OutboxRelayIT {
     }
 
     @Test
+    void aRelayPausedPastItsLeaseCannotPublishRowsAnotherRelayTookOver() throws Exception {
+        // given a job whose attempt command is queued, and a relay (lease 500 ms) that stalls right before its commit
+        SubmitOutcome.Created created = newJob();
+        UUID jobId = created.job().id();
+        java.util.concurrent.CountDownLatch stalled = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch resume = new java.util.concurrent.CountDownLatch(1);
+        try (OutboxRelay paused = relay("paused-" + UUID.randomUUID(), new OutboxRelay.Hooks() {
+            @Override
+            public void beforeKafkaCommit(List<OutboxStore.OutboxEvent> events) {
+                stalled.countDown();
+                try {
+                    resume.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }, Duration.ofMillis(500))) {
+            var first = java.util.concurrent.CompletableFuture.supplyAsync(paused::relayOnce);
+            assertTrue(stalled.await(20, java.util.concurrent.TimeUnit.SECONDS));
+
+            // when its lease runs out, another relay takes the row over and publishes it, then the first wakes up
+            Thread.sleep(1_000);
+            drainUntilSent(jobId);
+            resume.countDown();
+            int settledByThePausedOne = first.get(30, java.util.concurrent.TimeUnit.SECONDS);
+
+            // then the paused relay found the row taken over and published nothing: one copy on the topic
+            assertEquals(0, settledByThePausedOne);
+        }
+        Thread.sleep(500);
+        assertEquals(1, commandsOf(jobId).size(), "read_committed consumers see the command exactly once");
+    }
+
+    @Test
+    void aRowTheBrokerRefusesIsParkedWithItsReasonAndTheRowsBehindItFlowOn() {
+        // given a row too large for any topic (over the producer's 4 MiB + 64 KiB request limit), then a good one
+        UUID poisonKey = UUID.randomUUID();
+        ingest.database.inTransaction(c -> OutboxStore.enqueue(c, Topics.JOB_RESULTS, "poison-" + poisonKey,
+                poisonKey.toString(), Json.object().put("blob", "x".repeat(5 * 1024 * 1024)), 1));
+        SubmitOutcome.Created created = newJob();
+
+        // when relays run
+        drainUntilSent(created.job().id());
+
+        // then the good row went out, and the poison one is set aside with the broker's reason, not retried
+        assertEquals(1, commandsOf(created.job().id()).size());
+        var parked = ingest.database.inTransaction(c -> OutboxStore.parked(c, 100)).stream()
+                .filter(p -> p.messageKey().equals(poisonKey.toString())).toList();
+        assertEquals(1, parked.size());
+        assertTrue(parked.get(0).reason().contains("RecordTooLargeException"), parked.get(0).reason());
+        assertEquals(1, unsentFor(poisonKey), "parked, not sent");
+    }
+
+    @Test
     void aRelayKilledBeforeTheKafkaCommitShowsNothingAndTheCommandIsPublishedLaterOnce() {
         SubmitOutcome.Created created = newJob();
         UUID jobId = created.job().id();

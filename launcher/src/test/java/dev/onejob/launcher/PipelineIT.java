@@ -18,6 +18,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The design's scenarios end to end: HTTP in, the worker calling simulators over HTTP, the reconciler deciding. */
 class PipelineIT {
@@ -96,6 +98,50 @@ class PipelineIT {
         assertEquals(List.of(), JOB_RESULT.violations(results.get(0)));
         assertEquals(1, pipeline.simulator("primary").requestsWithIdempotencyKey(attemptA));
         assertEquals(1, pipeline.simulator("backup").requestsWithIdempotencyKey(attemptB));
+    }
+
+    @ParameterizedTest(name = "a {0} answer")
+    @ValueSource(strings = {"nul", "lone_surrogate", "oversize"})
+    void anAnswerThatCannotBeStoredFailsItsAttemptTheJobFailsOverAndTheJobsBehindItFinish(String flavour)
+            throws Exception {
+        // given a primary whose answers carry a U+0000, an unpaired surrogate, or 2 MiB in a free-text field
+        pipeline.simulator("primary").setDefaultBehaviour(Behaviour.poisonAnswer(flavour));
+
+        // when a job runs on it
+        String jobId = submit("I loved it");
+        JsonNode done = pipeline.awaitStatus(jobId, "SUCCEEDED", Duration.ofSeconds(30));
+
+        // then the primary's attempt is a definite failure (the oversize one breaks the contract's maxLength first),
+        // the backup's answer is the result, and the answer is kept in a form PostgreSQL could store
+        JsonNode first = done.path("attempts").get(0);
+        assertEquals("FAILED", first.path("status").asText());
+        assertEquals(flavour.equals("oversize") ? "contract_violation" : "invalid_answer",
+                first.path("error").path("code").asText(), first.toString());
+        assertEquals("backup", done.path("attempts").get(1).path("provider").asText());
+        assertEquals(done.path("attempts").get(1).path("id").asText(), done.path("completed_by").asText());
+        String kept = offendingAnswer(first.path("id").asText());
+        assertTrue(kept != null && kept.length() < 70_000, "kept, and cut: " + (kept == null ? null : kept.length()));
+        if (!flavour.equals("oversize")) {
+            String summary = Json.parse(kept).path("summary").asText();
+            assertTrue(summary.endsWith(String.valueOf(flavour.equals("nul") ? (char) 0 : (char) 0xD800)),
+                    "the kept answer parses back to what the provider sent");
+        }
+
+        // and the jobs behind it are not held up
+        pipeline.simulator("primary").resetBehaviours();
+        String next = submit("still fine");
+        JsonNode after = pipeline.awaitStatus(next, "SUCCEEDED", Duration.ofSeconds(20));
+        assertEquals("primary", after.path("attempts").get(0).path("provider").asText());
+    }
+
+    private static String offendingAnswer(String attemptId) throws java.sql.SQLException {
+        try (var connection = pipeline.stack.database().dataSource().getConnection();
+             var statement = connection.prepareStatement("SELECT offending_answer FROM attempts WHERE id = ?")) {
+            statement.setObject(1, UUID.fromString(attemptId));
+            try (var rows = statement.executeQuery()) {
+                return rows.next() ? rows.getString(1) : null;
+            }
+        }
     }
 
     @Test

@@ -38,6 +38,9 @@ final class AnswerShaper {
         if (behaviour instanceof Behaviour.InventKey invent && answer.isObject()) {
             return new Completion.Structured(((ObjectNode) answer.deepCopy()).put(invent.key(), INVENTED_VALUE));
         }
+        if (behaviour instanceof Behaviour.PoisonAnswer poison && answer.isObject()) {
+            return new Completion.Structured(poison(poison, request.outputSchema(), (ObjectNode) answer.deepCopy()));
+        }
         if (behaviour instanceof Behaviour.DropField drop && answer.isObject()) {
             ObjectNode damaged = answer.deepCopy();
             String field = drop.field() != null ? drop.field() : firstRequired(request.outputSchema(), damaged);
@@ -47,6 +50,28 @@ final class AnswerShaper {
             return new Completion.Structured(damaged);
         }
         return new Completion.Structured(answer);
+    }
+
+    /** The answer with its first free-text string (a string property without {@code enum}) poisoned. */
+    private static ObjectNode poison(Behaviour.PoisonAnswer poison, JsonNode schema, ObjectNode answer) {
+        String field = null;
+        for (Map.Entry<String, JsonNode> property : answer.properties()) {
+            JsonNode declared = schema == null ? null : schema.path("properties").get(property.getKey());
+            if (property.getValue().isTextual() && (declared == null || !declared.has("enum"))) {
+                field = property.getKey();
+                break;
+            }
+        }
+        if (field == null) {
+            field = "poison";
+        }
+        String text = answer.path(field).asText("");
+        String poisoned = switch (poison.flavour()) {
+            case "nul" -> text + "\u0000";
+            case "lone_surrogate" -> text + "\ud800";
+            default -> text + "x".repeat(Math.max(0, poison.sizeBytes() - text.length()));
+        };
+        return answer.put(field, poisoned);
     }
 
     /** The prompt as an encoding that cannot represent non-ASCII would pass it on: each such char a '?'. */

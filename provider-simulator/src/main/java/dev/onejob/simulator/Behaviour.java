@@ -115,6 +115,29 @@ public sealed interface Behaviour {
         }
     }
 
+    /**
+     * A valid answer made unstorable the way {@code flavour} says: {@code nul} puts a U+0000 into the first free-text
+     * string, {@code lone_surrogate} an unpaired surrogate (U+D800, sent as the JSON escape {@code \\ud800}),
+     * {@code oversize} pads that string to {@code sizeBytes}. What a prompt can steer a model into.
+     */
+    record PoisonAnswer(String flavour, int sizeBytes) implements Behaviour {
+        public static final java.util.List<String> FLAVOURS = java.util.List.of("nul", "lone_surrogate", "oversize");
+
+        public PoisonAnswer {
+            if (!FLAVOURS.contains(flavour)) {
+                throw new IllegalArgumentException("flavour must be one of " + FLAVOURS + ", was '" + flavour + "'");
+            }
+            if (sizeBytes < 1 || sizeBytes > 64 * 1024 * 1024) {
+                throw new IllegalArgumentException("size_bytes must be 1..67108864, was " + sizeBytes);
+            }
+        }
+
+        @Override
+        public String kind() {
+            return "poison_answer";
+        }
+    }
+
     /** Reads the request, then closes the connection without any response. */
     record Reset() implements Behaviour {
         @Override
@@ -165,6 +188,10 @@ public sealed interface Behaviour {
 
     static Behaviour mangleNonAscii() {
         return new MangleNonAscii();
+    }
+
+    static Behaviour poisonAnswer(String flavour) {
+        return new PoisonAnswer(flavour, 2 * 1024 * 1024);
     }
 
     static Behaviour reset() {

@@ -39,6 +39,8 @@ public final class BehaviourJson {
             case "ignore_format" -> new Behaviour.IgnoreFormat();
             case "mangle_non_ascii" -> new Behaviour.MangleNonAscii();
             case "reset" -> new Behaviour.Reset();
+            case "poison_answer" -> new Behaviour.PoisonAnswer(optionalText(spec, "flavour", "nul"),
+                    optionalLong(spec, "size_bytes", 2L * 1024 * 1024).intValue());
             default -> throw new IllegalArgumentException("unknown behaviour kind '" + kind + "'");
         };
         rejectUnknownFields(spec, kind);
@@ -60,6 +62,9 @@ public final class BehaviourJson {
             spec.put("retry_after_s", status.retryAfterSeconds());
         } else if (behaviour instanceof Behaviour.InventKey invent) {
             spec.put("key", invent.key());
+        } else if (behaviour instanceof Behaviour.PoisonAnswer poison) {
+            spec.put("flavour", poison.flavour());
+            spec.put("size_bytes", poison.sizeBytes());
         } else if (behaviour instanceof Behaviour.DropField drop) {
             spec.put("field", drop.field());
             spec.put("every_nth", drop.everyNth());
@@ -87,6 +92,7 @@ public final class BehaviourJson {
             case "status" -> Set.of("kind", "one_shot", "status", "retry_after_s");
             case "invent_key" -> Set.of("kind", "one_shot", "key");
             case "drop_field" -> Set.of("kind", "one_shot", "field", "every_nth");
+            case "poison_answer" -> Set.of("kind", "one_shot", "flavour", "size_bytes");
             default -> Set.of("kind", "one_shot");
         };
     }

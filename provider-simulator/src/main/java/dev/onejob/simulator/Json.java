@@ -45,8 +45,33 @@ final class Json {
         }
     }
 
+    /**
+     * The JSON text as UTF-8. An unpaired surrogate (a {@code poison_answer}) has no UTF-8 form: it is sent as the
+     * JSON escape {@code \\uXXXX}, as a real server's JSON writer would, instead of the '?' a plain encode makes of it.
+     * Such a char can only be inside a string, where the escape means it.
+     */
     static byte[] bytes(JsonNode node) {
-        return write(node).getBytes(StandardCharsets.UTF_8);
+        String text = write(node);
+        StringBuilder out = null;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            boolean paired = Character.isHighSurrogate(c) && i + 1 < text.length()
+                    && Character.isLowSurrogate(text.charAt(i + 1));
+            if (paired) {
+                if (out != null) {
+                    out.append(c).append(text.charAt(i + 1));
+                }
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                if (out == null) {
+                    out = new StringBuilder(text.length() + 16).append(text, 0, i);
+                }
+                out.append(String.format("\\u%04x", (int) c));
+            } else if (out != null) {
+                out.append(c);
+            }
+        }
+        return (out == null ? text : out.toString()).getBytes(StandardCharsets.UTF_8);
     }
 
     static String sha256Hex(byte[] bytes) {

@@ -101,8 +101,9 @@ public final class CompletionHandler {
 
     private Applied failed(AttemptCompletion completion) {
         AttemptCompletion.Error error = completion.error();
+        // A failure that sent nothing may end a PENDING attempt: the worker could not run its command at all.
         FailureOutcome outcome = ledger.fail(completion.attemptId(), new AttemptFailure(error.code(), error.message(),
-                error.retryable(), error.offendingAnswer()), gate);
+                error.retryable(), error.offendingAnswer(), !error.sent()), gate);
         if (outcome instanceof FailureOutcome.FailedOver over) {
             log.info("event=failover job={} failed_attempt={} code={} next_attempt={} next_provider={}",
                     completion.jobId(), completion.attemptId(), error.code(), over.next().id(), over.next().provider());

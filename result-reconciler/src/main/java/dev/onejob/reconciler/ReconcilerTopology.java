@@ -2,14 +2,17 @@ package dev.onejob.reconciler;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.onejob.core.db.DatabaseException;
 import dev.onejob.core.events.AttemptCompletion;
 import dev.onejob.core.events.Headers;
 import dev.onejob.core.json.Json;
+import dev.onejob.core.json.StorableText;
 import dev.onejob.core.kafka.Topics;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -30,8 +33,9 @@ import org.apache.kafka.streams.state.WindowStore;
  * The reconciler's topology, built here so {@code TopologyTestDriver} can run it:
  * <ol>
  *   <li>{@code attempt-completions} -> each completion applied to the ledger by {@link CompletionHandler}; a record
- *       that cannot be read, or that names an attempt the ledger does not know, goes to
- *       {@code attempt-completions.dlq} with the reason in the {@code onejob-dlq-reason} header;</li>
+ *       that cannot be read, cannot be stored (U+0000, an unpaired surrogate), names an attempt the ledger does not
+ *       know, or that PostgreSQL refuses for its data goes to {@code attempt-completions.dlq} with the reason in the
+ *       {@code onejob-dlq-reason} header, and the records behind it flow on;</li>
  *   <li>{@code race-audit} -> lost races counted per (winning provider, losing provider) per hour ->
  *       {@code race-audit-stats}.</li>
  * </ol>
@@ -118,7 +122,12 @@ public final class ReconcilerTopology {
             }
             AttemptCompletion completion;
             try {
-                completion = AttemptCompletion.fromJson(Json.MAPPER.readTree(record.value()));
+                JsonNode tree = Json.MAPPER.readTree(record.value());
+                Optional<String> unstorable = StorableText.problem(tree);
+                if (unstorable.isPresent()) {
+                    return "the completion cannot be stored: " + unstorable.get();
+                }
+                completion = AttemptCompletion.fromJson(tree);
             } catch (IOException e) {
                 return "the value is not valid JSON: " + e.getMessage().lines().findFirst().orElse("");
             } catch (IllegalArgumentException e) {
@@ -128,7 +137,16 @@ public final class ReconcilerTopology {
                     StandardCharsets.UTF_8))) {
                 return "the record key must be the job id " + completion.jobId();
             }
-            return handler.apply(completion) instanceof CompletionHandler.Rejected rejected ? rejected.reason() : null;
+            try {
+                return handler.apply(completion) instanceof CompletionHandler.Rejected rejected ? rejected.reason()
+                        : null;
+            } catch (DatabaseException e) {
+                if (DatabaseException.isDataRefusal(e)) {
+                    // The same completion fails the same way on every replay: park it, keep the partition moving.
+                    return "PostgreSQL refused to store it: " + e.getMessage();
+                }
+                throw e;
+            }
         }
     }
 }

@@ -137,6 +137,44 @@ class CompletionTopologyIT {
     }
 
     @Test
+    void aCommandNoWorkerCouldRunFailsItsPendingAttemptAndTheJobFailsOverButASentFailureCannot() {
+        // given two jobs whose first attempts no worker has started
+        Attempt skewed = fixture.pendingJob("owner-a");
+        Attempt pending = fixture.pendingJob("owner-b");
+
+        // when a worker that does not know the provider reports it (nothing sent), and a forged "sent" failure arrives
+        pipe(ReconcilerFixture.failed(skewed, "unknown_provider", false));
+        pipe(ReconcilerFixture.failed(pending, "http_500", true));
+
+        // then the first attempt is FAILED and the job failed over to the backup; the second is still PENDING
+        assertEquals(AttemptStatus.FAILED, fixture.ledger.attempt(skewed.id()).orElseThrow().status());
+        assertEquals("unknown_provider", fixture.ledger.attempt(skewed.id()).orElseThrow().errorCode());
+        assertEquals(JobStatus.QUEUED, fixture.ledger.job(skewed.jobId()).orElseThrow().status());
+        var attempts = fixture.ledger.attempts(skewed.jobId());
+        assertEquals(2, attempts.size());
+        assertEquals("backup", attempts.get(1).provider());
+        assertEquals(AttemptStatus.PENDING, attempts.get(1).status());
+        assertEquals(AttemptStatus.PENDING, fixture.ledger.attempt(pending.id()).orElseThrow().status());
+        assertTrue(deadLetters.isEmpty());
+    }
+
+    @Test
+    void aCompletionPostgresCannotStoreIsDeadLetteredAndTheCompletionsBehindItAreApplied() {
+        // given two started attempts, and a completion for the first whose result carries a U+0000 (an old worker's,
+        // or a forged one: the worker itself turns such an answer into a FAILED invalid_answer)
+        Attempt poisoned = fixture.startedJob("owner-a");
+        Attempt next = fixture.startedJob("owner-b");
+        pipe(ReconcilerFixture.succeeded(poisoned, Json.parse("{\"sentiment\":\"positive\",\"summary\":\"a\\u0000b\"}")));
+        pipe(ReconcilerFixture.succeeded(next, ReconcilerFixture.RESULT_B));
+
+        // then the first is parked with its reason, the ledger untouched for it, and the second is applied
+        assertTrue(deadLetterReason().contains("U+0000"));
+        assertTrue(deadLetters.isEmpty());
+        assertEquals(AttemptStatus.STARTING, fixture.ledger.attempt(poisoned.id()).orElseThrow().status());
+        assertEquals(JobStatus.SUCCEEDED, fixture.ledger.job(next.jobId()).orElseThrow().status());
+    }
+
+    @Test
     void anUnknownCompletionMarksTheAttemptAndJobUnknownWithoutFailover() {
         Attempt a = fixture.startedJob("owner-a");
         pipe(new AttemptCompletion(a.id(), a.jobId(), AttemptCompletion.Outcome.UNKNOWN, null, null,

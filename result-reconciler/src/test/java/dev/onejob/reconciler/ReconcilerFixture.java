@@ -32,10 +32,16 @@ final class ReconcilerFixture {
     }
 
     Attempt startedJob(String owner) {
+        Attempt first = pendingJob(owner);
+        ledger.start(first.id(), Duration.ofSeconds(30));
+        return first;
+    }
+
+    /** A job whose first attempt (primary, backup after it) no worker has started. */
+    Attempt pendingJob(String owner) {
         SubmitOutcome.Created created = (SubmitOutcome.Created) ledger.submit(new NewJob(owner,
                 "k-" + UUID.randomUUID(), Json.parse("{\"contract\":\"sentiment\",\"variables\":{\"text\":\"x\"},"
                 + "\"target\":\"primary\",\"fallbacks\":[\"backup\"]}"), "sentiment", "primary", List.of("backup")));
-        ledger.start(created.firstAttempt().id(), Duration.ofSeconds(30));
         return created.firstAttempt();
     }
 

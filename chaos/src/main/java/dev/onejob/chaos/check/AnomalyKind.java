@@ -39,6 +39,12 @@ public enum AnomalyKind {
     DOUBLE_CALL("double-call"),
     /** A provider call for an attempt the database never started. */
     CALL_WITHOUT_START("call-without-start"),
+    /**
+     * A started attempt that ended as if its request had left (UNKNOWN, FAILED with a provider's answer, or resolved
+     * out of band) while no provider ever saw a call for it, and no worker was killed right after it started: a
+     * phantom UNKNOWN, which invites a failover for a request nobody sent.
+     */
+    OUTCOME_WITHOUT_CALL("outcome-without-call"),
     /** Two attempts of one job live at the same time. */
     OVERLAPPING_ATTEMPTS("overlapping-attempts"),
     /** After the drain: a job or attempt still waiting for a component, not for a person. */

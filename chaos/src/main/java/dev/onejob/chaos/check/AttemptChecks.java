@@ -38,6 +38,7 @@ final class AttemptChecks {
     static void check(RunRecord run, CheckReport.Builder report) {
         AttemptChecks checks = new AttemptChecks(run, report);
         checks.providerCalls();
+        checks.outcomesWithoutCall();
         checks.overlappingAttempts();
         checks.stuck();
         checks.attemptCommands();
@@ -65,6 +66,48 @@ final class AttemptChecks {
                         "called at " + made.get(0).simulator() + " but never started (" + attempt.status() + ")");
             }
         });
+    }
+
+    /** How long after an attempt's start a worker kill may cut it off before the request leaves. */
+    static final long KILL_WINDOW_MS = 3_000;
+
+    /**
+     * Started attempts whose outcome says a request left, without any call at a provider. A worker killed within
+     * {@link #KILL_WINDOW_MS} after the start excuses it: that crash may well have come between the two.
+     */
+    private void outcomesWithoutCall() {
+        Set<String> called = attemptCalls(run).stream().map(ProviderCall::idempotencyKey).collect(Collectors.toSet());
+        List<Long> workerKills = run.ops().stream().filter(op -> "fault".equals(op.f()) && op.detail() != null
+                        && op.detail().contains("worker-") && op.detail().contains("kill -9"))
+                .map(dev.onejob.chaos.history.Op::time).toList();
+        for (AttemptRow attempt : attempts.values()) {
+            if (attempt.startedAt() == null || called.contains(attempt.id()) || !claimsARequest(attempt)) {
+                continue;
+            }
+            long started = attempt.startedAt().toEpochMilli();
+            boolean excused = workerKills.stream().anyMatch(kill -> kill >= started - 1_000
+                    && kill <= started + KILL_WINDOW_MS);
+            if (!excused) {
+                report.anomaly(AnomalyKind.OUTCOME_WITHOUT_CALL, "attempt " + attempt.id(), attempt.status()
+                        + (attempt.errorCode() == null ? "" : " " + attempt.errorCode()) + " (started "
+                        + attempt.startedAt() + ") but no provider saw a call for it");
+            }
+        }
+    }
+
+    /** UNKNOWN, resolved out of band (it was UNKNOWN or overdue), or FAILED with what only a provider's answer gives. */
+    private static boolean claimsARequest(AttemptRow attempt) {
+        if ("UNKNOWN".equals(attempt.status())) {
+            return true;
+        }
+        String message = attempt.errorMessage() == null ? "" : attempt.errorMessage();
+        if (("FAILED".equals(attempt.status()) || "CANCELLED".equals(attempt.status()))
+                && message.startsWith("resolved by ")) {
+            return true;
+        }
+        String code = attempt.errorCode() == null ? "" : attempt.errorCode();
+        return "FAILED".equals(attempt.status()) && (code.startsWith("http_") || code.equals("contract_violation")
+                || code.equals("invalid_answer"));
     }
 
     /** Attempts live over [created_at, finished_at); one ending as the next begins (one transaction) is fine. */

@@ -22,7 +22,7 @@ record LedgerSnapshot(List<JobRow> jobs, List<AttemptRow> attempts) {
             SELECT id, owner_id, idempotency_key, status, completed_by, result::text AS result
             FROM jobs ORDER BY created_at, id""";
     private static final String SELECT_ATTEMPTS = """
-            SELECT id, job_id, number, provider, status, created_at, started_at, finished_at
+            SELECT id, job_id, number, provider, status, created_at, started_at, finished_at, error_code, error_message
             FROM attempts ORDER BY job_id, number""";
 
     static LedgerSnapshot read(Connection connection) throws SQLException {
@@ -66,7 +66,8 @@ record LedgerSnapshot(List<JobRow> jobs, List<AttemptRow> attempts) {
             while (row.next()) {
                 attempts.add(new AttemptRow(row.getString("id"), row.getString("job_id"), row.getInt("number"),
                         row.getString("provider"), row.getString("status"), instant(row, "created_at"),
-                        instant(row, "started_at"), instant(row, "finished_at")));
+                        instant(row, "started_at"), instant(row, "finished_at"), row.getString("error_code"),
+                        row.getString("error_message")));
             }
         }
         return attempts;

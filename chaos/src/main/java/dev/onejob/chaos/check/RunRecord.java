@@ -47,9 +47,14 @@ public record RunRecord(List<Op> ops, List<JobRow> jobs, List<AttemptRow> attemp
                          JsonNode result) {
     }
 
-    /** A row of {@code attempts}; {@code startedAt} and {@code finishedAt} may be null. */
+    /** A row of {@code attempts}; {@code startedAt}, {@code finishedAt} and the error may be null. */
     public record AttemptRow(String id, String jobId, int number, String provider, String status, Instant createdAt,
-                             Instant startedAt, Instant finishedAt) {
+                             Instant startedAt, Instant finishedAt, String errorCode, String errorMessage) {
+        /** Without an error. */
+        public AttemptRow(String id, String jobId, int number, String provider, String status, Instant createdAt,
+                          Instant startedAt, Instant finishedAt) {
+            this(id, jobId, number, provider, status, createdAt, startedAt, finishedAt, null, null);
+        }
     }
 
     /** A {@code job-request-outcomes} record; {@code jobId} is null for INVALID. */

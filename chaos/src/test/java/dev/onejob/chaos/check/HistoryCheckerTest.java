@@ -211,6 +211,15 @@ class HistoryCheckerTest {
                         r -> r.calls.add(new ProviderCall("anthropic", ATT_A1, "anthropic-messages", 200))),
                 broken("a call for an attempt never started", AnomalyKind.CALL_WITHOUT_START,
                         r -> r.calls.add(new ProviderCall("openai", ATT_C1, "openai-chat", 200))),
+                broken("an UNKNOWN attempt no provider saw a call for", AnomalyKind.OUTCOME_WITHOUT_CALL,
+                        r -> r.calls.removeIf(c -> c.idempotencyKey().equals(CleanRun.ATT_F1))),
+                broken("an attempt resolved FAILED out of band that no provider saw", AnomalyKind.OUTCOME_WITHOUT_CALL,
+                        r -> {
+                            r.calls.removeIf(c -> c.idempotencyKey().equals(CleanRun.ATT_D1));
+                            replaceAttempt(r, CleanRun.ATT_D1, a -> new AttemptRow(a.id(), a.jobId(), a.number(),
+                                    a.provider(), "FAILED", a.createdAt(), a.startedAt(), a.finishedAt(),
+                                    "resolved_failed", "resolved by ops: looked stuck"));
+                        }),
                 broken("a second attempt created before the first finished", AnomalyKind.OVERLAPPING_ATTEMPTS,
                         r -> replaceAttempt(r, ATT_B2, a -> new AttemptRow(a.id(), a.jobId(), a.number(),
                                 a.provider(), a.status(), t(4), a.startedAt(), a.finishedAt()))),
@@ -250,5 +259,19 @@ class HistoryCheckerTest {
         run.completions.add(new Completion(ATT_B1, CleanRun.JOB_B, "SUCCEEDED", json("{\"answer\": \"late\"}")));
 
         assertTrue(HistoryChecker.check(run.build()).passed());
+    }
+
+    @Test
+    void anAttemptCutOffByAWorkerKilledRightAfterItsStartIsNoPhantom() {
+        // given the UNKNOWN attempt without a call, and a worker killed half a second after it started
+        CleanRun run = new CleanRun();
+        run.calls.removeIf(c -> c.idempotencyKey().equals(CleanRun.ATT_F1));
+        run.ops.add(new dev.onejob.chaos.history.Op(CleanRun.t(1).toEpochMilli() + 500, 999, dev.onejob.chaos.history.Op.INFO,
+                "fault", null, null, null, null, null, null, null, "kill-worker worker-1 kill -9, started again after 2 s"));
+
+        // then that crash may have come between the start and the call: no anomaly
+        CheckReport report = HistoryChecker.check(run.build());
+        assertTrue(report.anomalies().stream().noneMatch(a -> a.kind() == AnomalyKind.OUTCOME_WITHOUT_CALL),
+                report.anomalies().toString());
     }
 }

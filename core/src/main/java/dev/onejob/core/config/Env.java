@@ -10,7 +10,14 @@ public final class Env {
     public static final String DATABASE_USER = "DATABASE_USER";
     public static final String DATABASE_PASSWORD = "DATABASE_PASSWORD";
     public static final String DATABASE_POOL_SIZE = "DATABASE_POOL_SIZE";
+    public static final String DATABASE_CONNECT_TIMEOUT = "DATABASE_CONNECT_TIMEOUT";
+    public static final String DATABASE_SOCKET_TIMEOUT = "DATABASE_SOCKET_TIMEOUT";
+    public static final String DATABASE_STATEMENT_TIMEOUT = "DATABASE_STATEMENT_TIMEOUT";
+    public static final String DATABASE_LOCK_TIMEOUT = "DATABASE_LOCK_TIMEOUT";
     public static final String KAFKA_BOOTSTRAP_SERVERS = "KAFKA_BOOTSTRAP_SERVERS";
+    public static final String KAFKA_TOPIC_PARTITIONS = "KAFKA_TOPIC_PARTITIONS";
+    public static final String KAFKA_REPLICATION_FACTOR = "KAFKA_REPLICATION_FACTOR";
+    public static final String KAFKA_MIN_INSYNC_REPLICAS = "KAFKA_MIN_INSYNC_REPLICAS";
     /** The port of the local stack's in-process broker ({@code ./onejob dev}: 9092; 0 any free port). */
     public static final String KAFKA_PORT = "KAFKA_PORT";
     public static final String KAFKA_MAX_POLL_INTERVAL_MS = "KAFKA_MAX_POLL_INTERVAL_MS";
@@ -30,6 +37,7 @@ public final class Env {
 
     // attempt-worker
     public static final String WORKER_MAX_IN_FLIGHT = "WORKER_MAX_IN_FLIGHT";
+    public static final String WORKER_DRAIN_TIMEOUT = "WORKER_DRAIN_TIMEOUT";
 
     // result-reconciler
     public static final String SWEEP_INTERVAL = "SWEEP_INTERVAL";

@@ -37,6 +37,14 @@ public final class Database implements AutoCloseable {
         hikari.setAutoCommit(true);
         hikari.setConnectionTimeout(10_000);
         hikari.setInitializationFailTimeout(-1);
+        DatabaseConfig.Timeouts timeouts = config.timeouts();
+        // The driver's own bounds (seconds), then the server's per session: no wait on a vanished server is unbounded.
+        // Strings: the driver reads its properties with getProperty, which does not see other types.
+        hikari.addDataSourceProperty("connectTimeout", Long.toString(Math.max(1, timeouts.connect().toSeconds())));
+        hikari.addDataSourceProperty("socketTimeout", Long.toString(Math.max(1, timeouts.socket().toSeconds())));
+        hikari.addDataSourceProperty("tcpKeepAlive", "true");
+        hikari.addDataSourceProperty("options", "-c statement_timeout=" + timeouts.statement().toMillis()
+                + " -c lock_timeout=" + timeouts.lock().toMillis());
         return new Database(new HikariDataSource(hikari), true);
     }
 
@@ -51,7 +59,9 @@ public final class Database implements AutoCloseable {
 
     /** Applies the migrations shipped in the schema module ({@code classpath:db/migration}). */
     public static void migrate(DataSource dataSource) {
-        Flyway.configure().dataSource(dataSource).locations("classpath:db/migration").load().migrate();
+        // A migration may rewrite a large table: the services' statement timeout is not for it.
+        Flyway.configure().dataSource(dataSource).locations("classpath:db/migration")
+                .initSql("SET statement_timeout = 0").load().migrate();
     }
 
     @FunctionalInterface

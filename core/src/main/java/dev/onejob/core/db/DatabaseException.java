@@ -34,4 +34,21 @@ public final class DatabaseException extends RuntimeException {
         }
         return false;
     }
+
+    /**
+     * Whether PostgreSQL refused {@code failure}'s statement because of the data it carried: a data exception (SQLState
+     * class 22: a value out of range, text it cannot hold), an integrity constraint violation (23), or a program limit
+     * (54: a value too large for its column or index). The same record fails the same way every time, so a consumer
+     * dead-letters it instead of retrying; everything else (a lost connection, a serialization failure, a timeout)
+     * may succeed later.
+     */
+    public static boolean isDataRefusal(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLException sql && sql.getSQLState() != null) {
+                String state = sql.getSQLState();
+                return state.startsWith("22") || state.startsWith("23") || state.startsWith("54");
+            }
+        }
+        return false;
+    }
 }

@@ -14,7 +14,9 @@ import java.util.List;
 /**
  * Canonical JSON for request fingerprints: object keys sorted (by UTF-16 code units, as RFC 8785), no insignificant
  * whitespace, numbers in their shortest plain form (1.0 and 1 are the same number). Two requests that mean the same
- * JSON get the same fingerprint however the client formatted them.
+ * JSON get the same fingerprint however the client formatted them. A number outside {@link JsonNumbers}' bounds is
+ * refused (IllegalArgumentException) rather than spelled out: the canonical form never expands a number without
+ * bound, and every boundary checks the bounds first.
  */
 public final class CanonicalJson {
     private static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
@@ -57,7 +59,12 @@ public final class CanonicalJson {
             return array;
         }
         if (node.isNumber()) {
-            BigDecimal value = node.decimalValue().stripTrailingZeros();
+            BigDecimal given = node.decimalValue();
+            if (Math.abs(JsonNumbers.exponent(given)) > JsonNumbers.MAX_EXPONENT) {
+                throw new IllegalArgumentException("a number with a decimal exponent of " + JsonNumbers.exponent(given)
+                        + " has no bounded canonical form");
+            }
+            BigDecimal value = given.stripTrailingZeros();
             if (value.scale() <= 0) {
                 return NODES.numberNode(value.toBigIntegerExact());
             }

@@ -30,6 +30,31 @@ public final class StorableText {
         return Optional.empty();
     }
 
+    /**
+     * {@code text} with every U+0000 and every unpaired surrogate written as a {@code \\uXXXX} escape, so it can be
+     * stored and shown. Applied to JSON text (an answer as the provider sent it), the result is JSON text that parses
+     * back to the same value: those characters are only ever inside strings, where the escape means them.
+     */
+    public static String escape(String text) {
+        if (problem(text).isEmpty()) {
+            return text;
+        }
+        StringBuilder out = new StringBuilder(text.length() + 16);
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            boolean pairedHigh = Character.isHighSurrogate(c) && i + 1 < text.length()
+                    && Character.isLowSurrogate(text.charAt(i + 1));
+            if (pairedHigh) {
+                out.append(c).append(text.charAt(++i));
+            } else if (c == 0 || Character.isSurrogate(c)) {
+                out.append(String.format("\\u%04x", (int) c));
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
+    }
+
     /** The first string or field name in {@code node} that cannot be stored, with its JSON path, or empty. */
     public static Optional<String> problem(JsonNode node) {
         return problem(node, "$");

@@ -1,7 +1,11 @@
 package dev.onejob.core.kafka;
 
+import dev.onejob.core.config.ConfigException;
+import dev.onejob.core.config.Env;
+import dev.onejob.core.config.Settings;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -10,30 +14,79 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Creates onejob's topics explicitly at startup (auto-creation stalls the first producer for a long time and picks
- * defaults nobody chose). Existing topics are left as they are.
+ * defaults nobody chose), then verifies every topic against the configured {@link Layout}: a topic with fewer
+ * replicas or a lower {@code min.insync.replicas} than configured is reported and the service refuses to start
+ * ({@link ConfigException}), rather than writing with {@code acks=all} to fewer copies than promised. A topic whose
+ * {@code max.message.bytes} is below what onejob sends on it is raised to it (that only ever accepts more).
  */
 public final class KafkaTopics {
+    private static final Logger log = LoggerFactory.getLogger(KafkaTopics.class);
+    /** What a topic carrying a job request (the request itself, or an attempt command that quotes it) must accept. */
+    static final int REQUEST_TOPIC_MAX_MESSAGE_BYTES = KafkaConfig.MAX_REQUEST_RECORD_BYTES + 64 * 1024;
+    private static final Set<String> REQUEST_TOPICS = Set.of(Topics.JOB_REQUESTS.name(), Topics.JOB_REQUESTS_DLQ.name(),
+            Topics.ATTEMPT_COMMANDS.name(), Topics.ATTEMPT_COMMANDS_DLQ.name());
+
+    /**
+     * How topics are laid out: {@code KAFKA_TOPIC_PARTITIONS} (default 3), {@code KAFKA_REPLICATION_FACTOR} (default
+     * 1, one broker; 3 on a cluster), {@code KAFKA_MIN_INSYNC_REPLICAS} (default: the replication factor minus one,
+     * at least 1 and at most 2).
+     */
+    public record Layout(int partitions, short replicationFactor, int minInSyncReplicas) {
+        public Layout {
+            if (minInSyncReplicas > replicationFactor) {
+                throw new ConfigException(Env.KAFKA_MIN_INSYNC_REPLICAS + " (" + minInSyncReplicas + ") cannot be"
+                        + " above " + Env.KAFKA_REPLICATION_FACTOR + " (" + replicationFactor + ")");
+            }
+        }
+
+        public static Layout single(int partitions) {
+            return new Layout(partitions, (short) 1, 1);
+        }
+
+        public static Layout fromEnv(Map<String, String> env) {
+            Settings settings = Settings.of(env);
+            int replication = settings.integer(Env.KAFKA_REPLICATION_FACTOR, 1, 1, 32);
+            return new Layout(settings.integer(Env.KAFKA_TOPIC_PARTITIONS, 3, 1, 10_000), (short) replication,
+                    settings.integer(Env.KAFKA_MIN_INSYNC_REPLICAS, Math.max(1, Math.min(2, replication - 1)), 1,
+                            32));
+        }
+    }
+
     private KafkaTopics() {
     }
 
+    /** {@link #ensure(String, Collection, Layout)} on one broker: {@code replication} copies, min.insync 1. */
     public static void ensure(String bootstrapServers, Collection<String> names, int partitions, short replication) {
+        ensure(bootstrapServers, names, new Layout(partitions, replication, 1));
+    }
+
+    public static void ensure(String bootstrapServers, Collection<String> names, Layout layout) {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000))) {
             Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
             List<NewTopic> missing = new ArrayList<>();
             for (String name : names) {
                 if (!existing.contains(name)) {
-                    NewTopic topic = new NewTopic(name, partitions, replication);
-                    if (name.equals(Topics.JOB_REQUESTS.name()) || name.equals(Topics.JOB_REQUESTS_DLQ.name())) {
-                        topic.configs(Map.of("max.message.bytes",
-                                Integer.toString(KafkaConfig.MAX_REQUEST_RECORD_BYTES + 64 * 1024)));
+                    Map<String, String> configs = new HashMap<>();
+                    configs.put(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, Integer.toString(layout.minInSyncReplicas()));
+                    if (REQUEST_TOPICS.contains(name)) {
+                        configs.put(TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
+                                Integer.toString(REQUEST_TOPIC_MAX_MESSAGE_BYTES));
                     }
-                    missing.add(topic);
+                    missing.add(new NewTopic(name, layout.partitions(), layout.replicationFactor()).configs(configs));
                 }
             }
             try {
@@ -43,6 +96,7 @@ public final class KafkaTopics {
                     throw e;
                 }
             }
+            verify(admin, names, layout);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while creating topics", e);
@@ -50,6 +104,54 @@ public final class KafkaTopics {
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
             throw new IllegalStateException("cannot create topics " + names + " at " + bootstrapServers + ": "
                     + cause.getMessage(), cause);
+        }
+    }
+
+    /** Reports topics weaker than {@code layout}; raises a too-small message size limit. */
+    private static void verify(Admin admin, Collection<String> names, Layout layout)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        Map<String, TopicDescription> topics = admin.describeTopics(names).allTopicNames().get(30, TimeUnit.SECONDS);
+        List<ConfigResource> resources = names.stream()
+                .map(name -> new ConfigResource(ConfigResource.Type.TOPIC, name)).toList();
+        Map<ConfigResource, Config> configs = admin.describeConfigs(resources).all().get(30, TimeUnit.SECONDS);
+        List<String> weaker = new ArrayList<>();
+        Map<ConfigResource, Collection<AlterConfigOp>> raise = new HashMap<>();
+        for (String name : names) {
+            int replicas = topics.get(name).partitions().stream().mapToInt(p -> p.replicas().size()).min().orElse(0);
+            if (replicas < layout.replicationFactor()) {
+                weaker.add(name + " has " + replicas + " replica(s), " + Env.KAFKA_REPLICATION_FACTOR + " is "
+                        + layout.replicationFactor());
+            }
+            Config config = configs.get(new ConfigResource(ConfigResource.Type.TOPIC, name));
+            int minInSync = intValue(config, TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, 1);
+            if (minInSync < layout.minInSyncReplicas()) {
+                weaker.add(name + " has min.insync.replicas " + minInSync + ", " + Env.KAFKA_MIN_INSYNC_REPLICAS
+                        + " is " + layout.minInSyncReplicas());
+            }
+            int maxBytes = intValue(config, TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.MAX_VALUE);
+            if (REQUEST_TOPICS.contains(name) && maxBytes < REQUEST_TOPIC_MAX_MESSAGE_BYTES) {
+                log.info("event=topic_limit_raised topic={} max_message_bytes={} was={}", name,
+                        REQUEST_TOPIC_MAX_MESSAGE_BYTES, maxBytes);
+                raise.put(new ConfigResource(ConfigResource.Type.TOPIC, name), List.of(new AlterConfigOp(
+                        new ConfigEntry(TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
+                                Integer.toString(REQUEST_TOPIC_MAX_MESSAGE_BYTES)), AlterConfigOp.OpType.SET)));
+            }
+        }
+        if (!raise.isEmpty()) {
+            admin.incrementalAlterConfigs(raise).all().get(30, TimeUnit.SECONDS);
+        }
+        if (!weaker.isEmpty()) {
+            throw new ConfigException("topics weaker than configured (fix the topics, or the settings): "
+                    + String.join("; ", weaker));
+        }
+    }
+
+    private static int intValue(Config config, String name, int fallback) {
+        ConfigEntry entry = config == null ? null : config.get(name);
+        try {
+            return entry == null || entry.value() == null ? fallback : Integer.parseInt(entry.value());
+        } catch (NumberFormatException e) {
+            return fallback;
         }
     }
 

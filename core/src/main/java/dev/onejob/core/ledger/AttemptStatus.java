@@ -28,7 +28,8 @@ public enum AttemptStatus {
 
     public static boolean allowed(AttemptStatus from, AttemptStatus to) {
         return switch (from) {
-            case PENDING -> to == STARTING || to == CANCELLED;
+            // FAILED: the worker could not run its command (unknown provider or contract), nothing was sent.
+            case PENDING -> to == STARTING || to == CANCELLED || to == FAILED;
             case STARTING -> to == SUCCEEDED || to == FAILED || to == UNKNOWN || to == CANCELLED || to == DISCARDED;
             case UNKNOWN -> to == SUCCEEDED || to == FAILED || to == CANCELLED || to == DISCARDED;
             // A cancelled or out-of-band-failed attempt whose answer still arrives: the answer is discarded.

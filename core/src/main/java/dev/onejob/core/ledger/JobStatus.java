@@ -20,7 +20,7 @@ public enum JobStatus {
 
     public static boolean allowed(JobStatus from, JobStatus to) {
         return switch (from) {
-            case QUEUED -> to == RUNNING || to == CANCELLED;
+            case QUEUED -> to == RUNNING || to == CANCELLED || to == FAILED;
             case RUNNING -> to == UNKNOWN || to == SUCCEEDED || to == QUEUED || to == NEEDS_ACTION
                     || to == FAILED || to == CANCELLED;
             case UNKNOWN -> to == SUCCEEDED || to == QUEUED || to == NEEDS_ACTION || to == FAILED || to == CANCELLED;

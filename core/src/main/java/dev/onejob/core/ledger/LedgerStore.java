@@ -60,8 +60,10 @@ public final class LedgerStore {
     private static final String SELECT_JOB = "SELECT " + JOB_COLUMNS + " FROM jobs WHERE id = ?";
     private static final String START_ATTEMPT_IF_PENDING = """
             UPDATE attempts SET status = 'STARTING', started_at = now(),
-                                soft_deadline = now() + ? * interval '1 millisecond'
+                                soft_deadline = now() + ? * interval '1 millisecond', start_token = ?
             WHERE id = ? AND status = 'PENDING'""";
+    private static final String SELECT_START_TOKEN_IF_STARTING =
+            "SELECT start_token FROM attempts WHERE id = ? AND status = 'STARTING'";
     private static final String MARK_JOB_RUNNING = "UPDATE jobs SET status = 'RUNNING' WHERE id = ? AND status = 'QUEUED'";
     private static final String MARK_ATTEMPT_UNKNOWN_IF_STARTING =
             "UPDATE attempts SET status = 'UNKNOWN' WHERE id = ? AND status = 'STARTING'";
@@ -84,7 +86,20 @@ public final class LedgerStore {
     private static final String FAIL_ATTEMPT_IF_LIVE = """
             UPDATE attempts SET status = 'FAILED', finished_at = now(), error_code = ?, error_message = ?, retryable = ?,
                                 offending_answer = ?
-            WHERE id = ? AND status IN ('STARTING', 'UNKNOWN')""";
+            WHERE id = ? AND (status IN ('STARTING', 'UNKNOWN') OR status = 'PENDING' AND ?)""";
+    /** An operator may not end a call that is inside its soft deadline: it may still answer, and is paid for. */
+    private static final String FAIL_ATTEMPT_IF_RESOLVABLE = """
+            UPDATE attempts SET status = 'FAILED', finished_at = now(), error_code = ?, error_message = ?, retryable = ?,
+                                offending_answer = ?
+            WHERE id = ? AND (status = 'UNKNOWN' OR status = 'STARTING' AND soft_deadline <= now())""";
+    private static final String CANCEL_ATTEMPT_IF_RESOLVABLE = """
+            UPDATE attempts SET status = 'CANCELLED', finished_at = now(), error_code = 'cancelled', error_message = ?
+            WHERE id = ? AND (status = 'UNKNOWN' OR status = 'STARTING' AND soft_deadline <= now())""";
+    private static final String INSERT_OPERATOR_ACTION = """
+            INSERT INTO operator_actions (job_id, attempt_id, actor, action, reason) VALUES (?, ?, ?, ?, ?)""";
+    private static final String SELECT_OPERATOR_ACTIONS = """
+            SELECT job_id, attempt_id, actor, action, reason, created_at FROM operator_actions
+            WHERE job_id = ? ORDER BY id""";
     private static final String FAIL_JOB = """
             UPDATE jobs SET status = 'FAILED', version = version + 1, finished_at = now(), error_code = ?,
                             error_message = ?
@@ -210,13 +225,29 @@ public final class LedgerStore {
 
     /** PENDING -> STARTING before the provider is called; a redelivered command finds it started and stops. */
     public TransitionOutcome start(UUID attemptId, Duration softTimeout) {
+        return start(attemptId, softTimeout, UUID.randomUUID());
+    }
+
+    /**
+     * PENDING -> STARTING, written with {@code startToken}, the caller's name for this one start. Applied also when
+     * the attempt is already STARTING with that same token: the caller's own start, whose commit succeeded while
+     * its acknowledgement was lost; the caller makes the call it was going to make. Any other token finds it
+     * started by someone else (NotApplied).
+     */
+    public TransitionOutcome start(UUID attemptId, Duration softTimeout, UUID startToken) {
         return database.inTransaction(connection -> {
             Optional<Attempt> attempt = LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, attemptId);
             if (attempt.isEmpty()) {
                 return new TransitionOutcome.NotApplied(null);
             }
             lockJob(connection, attempt.get().jobId());
-            if (LedgerSql.update(connection, START_ATTEMPT_IF_PENDING, softTimeout.toMillis(), attemptId) == 0) {
+            if (LedgerSql.update(connection, START_ATTEMPT_IF_PENDING, softTimeout.toMillis(), startToken,
+                    attemptId) == 0) {
+                Optional<UUID> token = LedgerSql.queryOne(connection, SELECT_START_TOKEN_IF_STARTING,
+                        row -> row.getObject(1, UUID.class), attemptId);
+                if (token.isPresent() && startToken.equals(token.get())) {
+                    return TransitionOutcome.applied();
+                }
                 return new TransitionOutcome.NotApplied(currentStatus(connection, attemptId));
             }
             LedgerSql.update(connection, MARK_JOB_RUNNING, attempt.get().jobId());
@@ -327,6 +358,20 @@ public final class LedgerStore {
      * failover to the next provider in the job's chain that the gate allows, or the job FAILED.
      */
     public FailureOutcome fail(UUID attemptId, AttemptFailure failure, ProviderGate gate) {
+        return fail(attemptId, failure, gate, null);
+    }
+
+    /**
+     * An operator resolves a STARTING or UNKNOWN attempt FAILED: the same as {@link #fail}, and the action recorded
+     * in the same transaction. Refused (Rejected, naming the soft deadline) while the attempt is STARTING inside its
+     * soft deadline: its call may still answer, and failing over then would pay for a second call.
+     */
+    public FailureOutcome resolveFailed(UUID attemptId, OperatorAction action, ProviderGate gate) {
+        return fail(attemptId, new AttemptFailure("resolved_failed", "resolved by " + action.actor() + ": "
+                + action.reason(), false), gate, action);
+    }
+
+    private FailureOutcome fail(UUID attemptId, AttemptFailure failure, ProviderGate gate, OperatorAction action) {
         // The gate is asked before the transaction: it reads other tables (certifications) and must not hold a
         // second pooled connection while this one waits on the job's lock. A job's provider chain never changes.
         Optional<Attempt> before = attempt(attemptId);
@@ -352,11 +397,22 @@ public final class LedgerStore {
         return database.inTransaction(connection -> {
             Attempt attempt = before.get();
             Job job = lockJob(connection, attempt.jobId());
-            if (LedgerSql.update(connection, FAIL_ATTEMPT_IF_LIVE, failure.code(), failure.message(),
-                    failure.retryable(), failure.offendingAnswer(), attemptId) == 0) {
-                String current = currentStatus(connection, attemptId);
-                return AttemptStatus.FAILED.name().equals(current) ? new FailureOutcome.AlreadyApplied(attemptId)
-                        : new FailureOutcome.Rejected(attemptId, "attempt is " + current);
+            int failed = action == null
+                    ? LedgerSql.update(connection, FAIL_ATTEMPT_IF_LIVE, failure.code(), failure.message(),
+                            failure.retryable(), failure.offendingAnswer(), attemptId, failure.unstarted())
+                    : LedgerSql.update(connection, FAIL_ATTEMPT_IF_RESOLVABLE, failure.code(), failure.message(),
+                            failure.retryable(), failure.offendingAnswer(), attemptId);
+            if (failed == 0) {
+                Attempt now = LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, attemptId)
+                        .orElseThrow();
+                if (action == null && now.status() == AttemptStatus.FAILED) {
+                    return new FailureOutcome.AlreadyApplied(attemptId);
+                }
+                return new FailureOutcome.Rejected(attemptId, action == null ? "attempt is " + now.status()
+                        : notResolvable(now));
+            }
+            if (action != null) {
+                record(connection, attempt, action);
             }
             List<String> skipped = new java.util.ArrayList<>();
             Optional<String> next = nextProvider(job, attempt.provider(), decided, skipped);
@@ -378,6 +434,51 @@ public final class LedgerStore {
     }
 
     /** Out-of-band resolution CANCELLED of a STARTING or UNKNOWN attempt: the owner decides the next step. */
+    /**
+     * An operator resolves a STARTING or UNKNOWN attempt CANCELLED (the owner decides what next), the action recorded
+     * in the same transaction; refused like {@link #resolveFailed} inside the soft deadline (NotApplied with the
+     * attempt's status: STARTING then means inside its soft deadline).
+     */
+    public TransitionOutcome resolveCancelled(UUID attemptId, OperatorAction action) {
+        return database.inTransaction(connection -> {
+            Optional<Attempt> attempt = LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, attemptId);
+            if (attempt.isEmpty()) {
+                return new TransitionOutcome.NotApplied(null);
+            }
+            Job job = lockJob(connection, attempt.get().jobId());
+            if (LedgerSql.update(connection, CANCEL_ATTEMPT_IF_RESOLVABLE, "resolved by " + action.actor() + ": "
+                    + action.reason(), attemptId) == 0) {
+                return new TransitionOutcome.NotApplied(currentStatus(connection, attemptId));
+            }
+            LedgerSql.updateExactlyOne(connection, BUMP_VERSION_AWAITING_OWNER, "job version moved under lock",
+                    job.id(), job.version());
+            record(connection, attempt.get(), action);
+            return TransitionOutcome.applied();
+        });
+    }
+
+    /** The operator actions on a job, oldest first. */
+    public List<OperatorAction> operatorActions(UUID jobId) {
+        return database.inTransaction(connection -> LedgerSql.queryList(connection, SELECT_OPERATOR_ACTIONS,
+                row -> new OperatorAction(row.getObject("job_id", UUID.class), row.getObject("attempt_id", UUID.class),
+                        row.getString("actor"), row.getString("action"), row.getString("reason"),
+                        row.getTimestamp("created_at").toInstant()), jobId));
+    }
+
+    private static void record(java.sql.Connection connection, Attempt attempt, OperatorAction action)
+            throws java.sql.SQLException {
+        LedgerSql.update(connection, INSERT_OPERATOR_ACTION, attempt.jobId(), attempt.id(), action.actor(),
+                action.action(), action.reason());
+    }
+
+    /** Why an operator may not resolve {@code attempt} now: its status, or its soft deadline while it runs. */
+    private static String notResolvable(Attempt attempt) {
+        if (attempt.status() == AttemptStatus.STARTING && attempt.softDeadline() != null) {
+            return "STARTING inside its soft deadline (" + attempt.softDeadline() + "): its call may still answer";
+        }
+        return attempt.status().name();
+    }
+
     public TransitionOutcome cancelAttempt(UUID attemptId, String reason) {
         return database.inTransaction(connection -> {
             Optional<Attempt> attempt = LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, attemptId);

@@ -16,9 +16,17 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.InvalidRecordException;
+import org.apache.kafka.common.errors.RecordBatchTooLargeException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
@@ -67,6 +75,7 @@ public final class OutboxRelay implements Loops.Loop {
     private final KafkaConfig kafka;
     private final String clientId;
     private final Counter relayed;
+    private final Counter parked;
     private final Hooks hooks;
     private final Duration lease;
     private final PublishedEvents published;
@@ -81,6 +90,8 @@ public final class OutboxRelay implements Loops.Loop {
         this.clientId = clientId;
         this.relayed = Counter.builder("onejob_outbox_relayed").description("outbox events published to Kafka")
                 .register(metrics);
+        this.parked = Counter.builder("onejob_outbox_parked").description("outbox rows the broker refused for what"
+                + " they are, set aside with the reason").register(metrics);
         this.hooks = hooks;
         this.lease = lease;
         this.published = new PublishedEvents(kafka, clientId + "-verifier");
@@ -131,9 +142,16 @@ public final class OutboxRelay implements Loops.Loop {
         }
     }
 
-    /** One lease-publish-mark round; returns how many events it settled (published now or found published). */
+    /**
+     * One lease-publish-mark round; returns how many events it settled (published now, found published, or parked).
+     * The lease is named by a token of its own. The Kafka transaction is committed inside a PostgreSQL transaction
+     * that first locks the leased rows and checks the token still holds every one of them: a relay that was paused
+     * past its lease finds a row taken over, aborts, and publishes nothing, while the relay that took it over cannot
+     * lease it during the commit. Rows are marked sent in that same PostgreSQL transaction.
+     */
     public int relayOnce() {
-        List<OutboxStore.OutboxEvent> leased = OutboxStore.lease(database, BATCH, lease);
+        UUID holder = UUID.randomUUID();
+        List<OutboxStore.OutboxEvent> leased = OutboxStore.lease(database, BATCH, lease, holder);
         if (leased.isEmpty()) {
             return 0;
         }
@@ -146,38 +164,111 @@ public final class OutboxRelay implements Loops.Loop {
                 toSend.add(event);
             }
         }
-        publish(toSend);
-        OutboxStore.markSent(database, leased);
-        relayed.increment(toSend.size());
-        return leased.size();
+        if (toSend.isEmpty()) {
+            return OutboxStore.markSent(database, leased, holder);
+        }
+        return publish(toSend, leased, holder);
     }
 
-    private void publish(List<OutboxStore.OutboxEvent> events) {
-        if (events.isEmpty()) {
-            return;
-        }
+    private int publish(List<OutboxStore.OutboxEvent> events, List<OutboxStore.OutboxEvent> leased, UUID holder) {
+        List<Future<RecordMetadata>> sends = new ArrayList<>(events.size());
+        boolean[] committed = {false};
         try {
             producer.beginTransaction();
             for (OutboxStore.OutboxEvent event : events) {
                 ProducerRecord<String, byte[]> record = new ProducerRecord<>(event.topic(), event.messageKey(),
                         Json.write(event.payload()).getBytes(StandardCharsets.UTF_8));
                 event.headers().forEach((k, v) -> record.headers().add(k, v.getBytes(StandardCharsets.UTF_8)));
-                producer.send(record);
+                sends.add(producer.send(record));
             }
             hooks.beforeKafkaCommit(events);
-            producer.commitTransaction();
+            int marked = database.inTransaction(connection -> {
+                if (!committed[0]) {
+                    Set<Long> held = OutboxStore.lockHeld(connection, leased, holder);
+                    if (held.size() < leased.size()) {
+                        throw new LeaseLost(leased.size() - held.size());
+                    }
+                    producer.commitTransaction();
+                    committed[0] = true;
+                    hooks.afterKafkaCommit(events);
+                }
+                return OutboxStore.markSent(connection, leased, holder);
+            });
+            relayed.increment(events.size());
+            return marked;
+        } catch (LeaseLost e) {
+            log.warn("event=outbox_lease_lost rows={} action=\"aborted; the relay that took them over publishes them\"",
+                    e.rows);
+            if (abortQuietly()) {
+                OutboxStore.releaseUnpublished(database, leased, holder);
+            }
+            return 0;
         } catch (ProducerFencedException | OutOfOrderSequenceException | AuthorizationException e) {
             // Fatal for this producer: start a new one; the rows stay leased and are published again later.
             producer.close(Duration.ZERO);
             producer = newProducer();
             throw e;
         } catch (RuntimeException e) {
-            if (abortQuietly()) {
-                OutboxStore.releaseUnpublished(database, events);
+            if (committed[0] || !abortQuietly()) {
+                throw e;
             }
-            throw e;
+            int refused = 0;
+            // A send after the first refusal may have thrown at once (the transaction had failed): only sends made
+            // have a verdict, and the rows of the others are given back with the rest.
+            for (int i = 0; i < sends.size(); i++) {
+                String reason = refusal(sends.get(i));
+                if (reason == null) {
+                    continue;
+                }
+                refused++;
+                OutboxStore.OutboxEvent event = events.get(i);
+                if (OutboxStore.park(database, event, reason, holder)) {
+                    parked.increment();
+                    log.error("event=outbox_row_parked id={} topic={} key={} reason=\"{}\" action=\"set aside; the"
+                            + " rows behind it flow on; see ./onejob outbox status\"", event.id(), event.topic(),
+                            event.messageKey(), reason);
+                }
+            }
+            OutboxStore.releaseUnpublished(database, leased, holder);
+            if (refused == 0) {
+                throw e;
+            }
+            return refused;
         }
-        hooks.afterKafkaCommit(events);
+    }
+
+    /**
+     * Why the broker (or the producer) refused this send for what the record is, never worth a retry; or null (sent,
+     * pending, or failed for another reason).
+     */
+    private static String refusal(Future<RecordMetadata> send) {
+        if (!send.isDone()) {
+            return null;
+        }
+        try {
+            send.get();
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RecordTooLargeException || cause instanceof RecordBatchTooLargeException
+                    || cause instanceof InvalidRecordException) {
+                return cause.getClass().getSimpleName() + ": " + cause.getMessage();
+            }
+            return null;
+        }
+    }
+
+    /** The rows of a lease were taken over by another relay before this one could commit. */
+    private static final class LeaseLost extends RuntimeException {
+        private final int rows;
+
+        LeaseLost(int rows) {
+            super(rows + " leased row(s) were taken over by another relay", null, false, false);
+            this.rows = rows;
+        }
     }
 
     /** True when the transaction was certainly aborted; false leaves the rows to their lease and the check. */

@@ -13,7 +13,8 @@ import java.util.Map;
 /**
  * Owns every write to {@code outbox}. Events are enqueued inside the caller's transaction, so an event exists
  * exactly when the change it announces committed; {@code UNIQUE (topic, dedupe_key)} keeps a replayed transaction
- * from queueing a second copy. Relays lease rows, publish them, and mark them sent.
+ * from queueing a second copy. Relays lease rows (each lease named by a token), publish them, and mark them sent;
+ * a relay only ever marks, gives back or parks rows its token still holds.
  */
 public final class OutboxStore {
     /** Header carrying the JSON Schema version of the payload. */
@@ -24,8 +25,15 @@ public final class OutboxStore {
             VALUES (?, ?, ?, ?::jsonb, ?::jsonb)
             ON CONFLICT (topic, dedupe_key) DO NOTHING
             """;
-    private static final String COUNT_UNSENT = "SELECT count(*) FROM outbox WHERE sent_at IS NULL";
-    private static final String OLDEST_UNSENT = "SELECT min(created_at) FROM outbox WHERE sent_at IS NULL";
+    private static final String COUNT_UNSENT =
+            "SELECT count(*) FROM outbox WHERE sent_at IS NULL AND parked_at IS NULL";
+    private static final String OLDEST_UNSENT =
+            "SELECT min(created_at) FROM outbox WHERE sent_at IS NULL AND parked_at IS NULL";
+    private static final String PARKED = """
+            SELECT id, topic, message_key, park_reason, parked_at FROM outbox
+            WHERE parked_at IS NOT NULL AND sent_at IS NULL ORDER BY id LIMIT ?""";
+    private static final String COUNT_PARKED =
+            "SELECT count(*) FROM outbox WHERE parked_at IS NOT NULL AND sent_at IS NULL";
     /**
      * Leases up to {@code limit} unsent rows nobody holds a live lease on, oldest first, in a transaction of its own,
      * and counts the attempt. Several relays share the work ({@code SKIP LOCKED}); a relay that dies leaves its rows
@@ -33,15 +41,23 @@ public final class OutboxStore {
      */
     private static final String LEASE_UNSENT = """
             UPDATE outbox SET publish_attempts = publish_attempts + 1,
-                              claimed_until = now() + ? * interval '1 millisecond'
+                              claimed_until = now() + ? * interval '1 millisecond', claimed_by = ?
             WHERE id IN (SELECT id FROM outbox
-                         WHERE sent_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
+                         WHERE sent_at IS NULL AND parked_at IS NULL
+                           AND (claimed_until IS NULL OR claimed_until < now())
                          ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
             RETURNING id, topic, message_key, payload::text, headers::text, publish_attempts, created_at""";
-    private static final String MARK_SENT = "UPDATE outbox SET sent_at = now() WHERE id = ANY (?) AND sent_at IS NULL";
+    /** Locks the rows {@code claimed_by} still holds; the relay commits its Kafka transaction while holding them. */
+    private static final String LOCK_HELD = """
+            SELECT id FROM outbox WHERE id = ANY (?) AND claimed_by = ? AND sent_at IS NULL FOR UPDATE""";
+    private static final String MARK_SENT = """
+            UPDATE outbox SET sent_at = now() WHERE id = ANY (?) AND sent_at IS NULL AND claimed_by = ?""";
     private static final String RELEASE_UNPUBLISHED = """
-            UPDATE outbox SET claimed_until = NULL, publish_attempts = publish_attempts - 1
-            WHERE id = ANY (?) AND sent_at IS NULL AND publish_attempts > 0""";
+            UPDATE outbox SET claimed_until = NULL, claimed_by = NULL, publish_attempts = publish_attempts - 1
+            WHERE id = ANY (?) AND sent_at IS NULL AND publish_attempts > 0 AND claimed_by = ?""";
+    private static final String PARK = """
+            UPDATE outbox SET parked_at = now(), park_reason = ?, claimed_until = NULL
+            WHERE id = ? AND sent_at IS NULL AND claimed_by = ?""";
 
     /**
      * One queued event as a relay publishes it. {@code publishAttempts > 1} means an earlier claim may have published
@@ -76,13 +92,15 @@ public final class OutboxStore {
         }
     }
 
+    /** Leases up to {@code limit} rows for {@code holder}, a token naming this one lease. */
     public static java.util.List<OutboxEvent> lease(dev.onejob.core.db.Database database, int limit,
-                                                    java.time.Duration lease) {
+                                                    java.time.Duration lease, java.util.UUID holder) {
         return database.inTransaction(connection -> {
             java.util.List<OutboxEvent> events = new java.util.ArrayList<>();
             try (PreparedStatement claim = connection.prepareStatement(LEASE_UNSENT)) {
                 claim.setLong(1, lease.toMillis());
-                claim.setInt(2, limit);
+                claim.setObject(2, holder);
+                claim.setInt(3, limit);
                 try (ResultSet rows = claim.executeQuery()) {
                     while (rows.next()) {
                         events.add(new OutboxEvent(rows.getLong(1), rows.getString(2), rows.getString(3),
@@ -100,29 +118,100 @@ public final class OutboxStore {
      * Gives back rows whose publication certainly did not happen (the Kafka transaction was aborted), so the next
      * round takes them at once instead of waiting for the lease, without the check for an earlier copy.
      */
-    public static void releaseUnpublished(dev.onejob.core.db.Database database, java.util.List<OutboxEvent> events) {
+    public static void releaseUnpublished(dev.onejob.core.db.Database database, java.util.List<OutboxEvent> events,
+                                          java.util.UUID holder) {
         if (events.isEmpty()) {
             return;
         }
         database.inTransaction(connection -> {
             try (PreparedStatement release = connection.prepareStatement(RELEASE_UNPUBLISHED)) {
-                release.setArray(1, connection.createArrayOf("bigint", events.stream().map(OutboxEvent::id).toArray()));
+                release.setArray(1, ids(connection, events));
+                release.setObject(2, holder);
                 return release.executeUpdate();
             }
         });
     }
 
-    /** Marks published events sent; a row marked twice (two relays after a lease ran out) stays as it was. */
-    public static void markSent(dev.onejob.core.db.Database database, java.util.List<OutboxEvent> events) {
-        if (events.isEmpty()) {
-            return;
+    /**
+     * In the caller's transaction: locks those of {@code events} that {@code holder} still holds and returns their
+     * ids. While the caller's transaction lasts, no other relay can lease them.
+     */
+    public static java.util.Set<Long> lockHeld(Connection connection, java.util.List<OutboxEvent> events,
+                                               java.util.UUID holder) throws SQLException {
+        java.util.Set<Long> held = new java.util.HashSet<>();
+        try (PreparedStatement lock = connection.prepareStatement(LOCK_HELD)) {
+            lock.setArray(1, ids(connection, events));
+            lock.setObject(2, holder);
+            try (ResultSet rows = lock.executeQuery()) {
+                while (rows.next()) {
+                    held.add(rows.getLong(1));
+                }
+            }
         }
-        database.inTransaction(connection -> {
-            try (PreparedStatement mark = connection.prepareStatement(MARK_SENT)) {
-                mark.setArray(1, connection.createArrayOf("bigint", events.stream().map(OutboxEvent::id).toArray()));
-                return mark.executeUpdate();
+        return held;
+    }
+
+    /** Marks sent, in the caller's transaction, the events {@code holder} still holds; returns how many. */
+    public static int markSent(Connection connection, java.util.List<OutboxEvent> events, java.util.UUID holder)
+            throws SQLException {
+        if (events.isEmpty()) {
+            return 0;
+        }
+        try (PreparedStatement mark = connection.prepareStatement(MARK_SENT)) {
+            mark.setArray(1, ids(connection, events));
+            mark.setObject(2, holder);
+            return mark.executeUpdate();
+        }
+    }
+
+    /** Marks sent, in a transaction of its own, the events {@code holder} still holds. */
+    public static int markSent(dev.onejob.core.db.Database database, java.util.List<OutboxEvent> events,
+                               java.util.UUID holder) {
+        return events.isEmpty() ? 0 : database.inTransaction(connection -> markSent(connection, events, holder));
+    }
+
+    /** Sets one held row aside with the reason the broker gave; it is not leased again. */
+    public static boolean park(dev.onejob.core.db.Database database, OutboxEvent event, String reason,
+                               java.util.UUID holder) {
+        return database.inTransaction(connection -> {
+            try (PreparedStatement park = connection.prepareStatement(PARK)) {
+                park.setString(1, reason);
+                park.setLong(2, event.id());
+                park.setObject(3, holder);
+                return park.executeUpdate() == 1;
             }
         });
+    }
+
+    /** One parked row, as {@code ./onejob outbox status} shows it. */
+    public record Parked(long id, String topic, String messageKey, String reason, java.time.Instant parkedAt) {
+    }
+
+    public static long countParked(Connection connection) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(COUNT_PARKED);
+             ResultSet rows = statement.executeQuery()) {
+            rows.next();
+            return rows.getLong(1);
+        }
+    }
+
+    /** The oldest {@code limit} parked rows. */
+    public static java.util.List<Parked> parked(Connection connection, int limit) throws SQLException {
+        java.util.List<Parked> parked = new java.util.ArrayList<>();
+        try (PreparedStatement statement = connection.prepareStatement(PARKED)) {
+            statement.setInt(1, limit);
+            try (ResultSet rows = statement.executeQuery()) {
+                while (rows.next()) {
+                    parked.add(new Parked(rows.getLong(1), rows.getString(2), rows.getString(3), rows.getString(4),
+                            rows.getTimestamp(5).toInstant()));
+                }
+            }
+        }
+        return parked;
+    }
+
+    private static java.sql.Array ids(Connection connection, java.util.List<OutboxEvent> events) throws SQLException {
+        return connection.createArrayOf("bigint", events.stream().map(OutboxEvent::id).toArray());
     }
 
     private static Map<String, String> headers(JsonNode node) {

@@ -49,7 +49,13 @@ public final class ServiceMain {
         }
         Database database = Database.connect(config.database(), name);
         Database.migrate(database.dataSource());
-        KafkaTopics.ensure(config.kafka().bootstrapServers(), KafkaTopics.allNames(), 3, (short) 1);
+        try {
+            KafkaTopics.ensure(config.kafka().bootstrapServers(), KafkaTopics.allNames(), KafkaTopics.Layout.fromEnv(env));
+        } catch (ConfigException e) {
+            database.close();
+            refuse(name, e.getMessage());
+            return;
+        }
         Service service = factory.create(config, database, env, Loops.EXIT);
         try {
             service.start();

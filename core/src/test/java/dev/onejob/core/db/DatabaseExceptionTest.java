@@ -4,27 +4,27 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.sql.SQLException;
-import java.sql.SQLTransientConnectionException;
 import org.junit.jupiter.api.Test;
 
+/** Which database failures a consumer parks (the record's own data) and which it retries (everything else). */
 class DatabaseExceptionTest {
-
-    @Test
-    void aLostOrRefusedConnectionIsUnavailableWhereverItIsInTheCauses() {
-        assertTrue(DatabaseException.isUnavailable(new DatabaseException(new SQLException("I/O error", "08006"))));
-        assertTrue(DatabaseException.isUnavailable(new IllegalStateException("wrapped",
-                new SQLException("the database system is shutting down", "57P01"))));
-        assertTrue(DatabaseException.isUnavailable(new SQLException("the database system is starting up", "57P03")));
-        assertTrue(DatabaseException.isUnavailable(new SQLException("too many clients", "53300")));
-        assertTrue(DatabaseException.isUnavailable(new SQLTransientConnectionException("pool: connection is not "
-                + "available, request timed out after 30000ms")));
+    private static DatabaseException failure(String sqlState) {
+        return new DatabaseException(new SQLException("refused", sqlState));
     }
 
     @Test
-    void aBrokenInvariantOrABadStatementIsNot() {
-        assertFalse(DatabaseException.isUnavailable(new DatabaseException(new SQLException("unique", "23505"))));
-        assertFalse(DatabaseException.isUnavailable(new SQLException("syntax", "42601")));
-        assertFalse(DatabaseException.isUnavailable(new SQLException("no state")));
-        assertFalse(DatabaseException.isUnavailable(new IllegalStateException("two rows changed")));
+    void dataExceptionsConstraintViolationsAndProgramLimitsAreTheRecordsOwn() {
+        assertTrue(DatabaseException.isDataRefusal(failure("22P05")), "untranslatable character (U+0000 in jsonb)");
+        assertTrue(DatabaseException.isDataRefusal(failure("22003")), "numeric value out of range");
+        assertTrue(DatabaseException.isDataRefusal(failure("23505")), "unique violation");
+        assertTrue(DatabaseException.isDataRefusal(failure("54000")), "program limit exceeded");
+    }
+
+    @Test
+    void lostConnectionsSerializationFailuresAndTimeoutsMaySucceedLater() {
+        assertFalse(DatabaseException.isDataRefusal(failure("08006")));
+        assertFalse(DatabaseException.isDataRefusal(failure("40001")));
+        assertFalse(DatabaseException.isDataRefusal(failure("57014")));
+        assertFalse(DatabaseException.isDataRefusal(new RuntimeException("no SQL state")));
     }
 }

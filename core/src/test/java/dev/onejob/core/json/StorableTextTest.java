@@ -20,4 +20,18 @@ class StorableTextTest {
         assertTrue(StorableText.problem("\udc00").orElseThrow().contains("DC00"));
         assertTrue(StorableText.problem(Json.parse("{\"k\\u0000\":1}")).orElseThrow().contains("field name"));
     }
+
+    @Test
+    void theEscapedFormIsStorableAndAsJsonTextParsesBackToTheSameValue() {
+        com.fasterxml.jackson.databind.node.ObjectNode answer = Json.object();
+        answer.put("summary", "a" + (char) 0 + "b" + (char) 0xD800 + "c 😀");
+        String written = Json.write(answer);
+
+        String escaped = StorableText.escape(written);
+
+        assertEquals(Optional.empty(), StorableText.problem(escaped));
+        assertEquals(answer, Json.parse(escaped));
+        assertEquals("plain 😀", StorableText.escape("plain 😀"));
+        assertEquals("x\\udc00y", StorableText.escape("x" + (char) 0xDC00 + "y"));
+    }
 }

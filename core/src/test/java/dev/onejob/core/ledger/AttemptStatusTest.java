@@ -20,7 +20,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class AttemptStatusTest {
     /** The design, written out independently of the code under test. */
     static final Set<List<AttemptStatus>> ALLOWED = Set.of(
-            List.of(PENDING, STARTING), List.of(PENDING, CANCELLED),
+            List.of(PENDING, STARTING), List.of(PENDING, CANCELLED), List.of(PENDING, FAILED),
             List.of(STARTING, SUCCEEDED), List.of(STARTING, FAILED), List.of(STARTING, UNKNOWN),
             List.of(STARTING, CANCELLED), List.of(STARTING, DISCARDED),
             List.of(UNKNOWN, SUCCEEDED), List.of(UNKNOWN, FAILED), List.of(UNKNOWN, CANCELLED),

@@ -19,7 +19,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 class JobStatusTest {
     static final Set<List<JobStatus>> ALLOWED = Set.of(
-            List.of(QUEUED, RUNNING), List.of(QUEUED, CANCELLED),
+            List.of(QUEUED, RUNNING), List.of(QUEUED, CANCELLED), List.of(QUEUED, FAILED),
             List.of(RUNNING, UNKNOWN), List.of(RUNNING, SUCCEEDED), List.of(RUNNING, QUEUED),
             List.of(RUNNING, NEEDS_ACTION), List.of(RUNNING, FAILED), List.of(RUNNING, CANCELLED),
             List.of(UNKNOWN, SUCCEEDED), List.of(UNKNOWN, QUEUED), List.of(UNKNOWN, NEEDS_ACTION),

@@ -55,7 +55,7 @@ class TransitionTablesIT {
     void theDatabaseRefusesAnIllegalTransitionWrittenByHand() {
         Attempt attempt = ledger.submitted("owner-a").firstAttempt();
         var error = assertThrows(DatabaseException.class, () -> ledger.database.inTransaction(connection -> {
-            try (var statement = connection.prepareStatement("UPDATE attempts SET status = 'FAILED' WHERE id = ?")) {
+            try (var statement = connection.prepareStatement("UPDATE attempts SET status = 'SUCCEEDED' WHERE id = ?")) {
                 statement.setObject(1, attempt.id());
                 return statement.executeUpdate();
             }

@@ -13,6 +13,11 @@ public final class JobJson {
     }
 
     public static ObjectNode job(Job job, List<Attempt> attempts) {
+        return job(job, attempts, List.of());
+    }
+
+    /** The job as the API shows it, with its attempts and what operators did to it. */
+    public static ObjectNode job(Job job, List<Attempt> attempts, List<dev.onejob.core.ledger.OperatorAction> actions) {
         ObjectNode node = Json.object();
         node.put("id", job.id().toString());
         node.put("owner_id", job.ownerId());
@@ -39,6 +44,15 @@ public final class JobJson {
         }
         var list = node.putArray("attempts");
         attempts.forEach(a -> list.add(attempt(a)));
+        var done = node.putArray("operator_actions");
+        for (var action : actions) {
+            ObjectNode item = done.addObject();
+            text(item, "attempt_id", action.attemptId() == null ? null : action.attemptId().toString());
+            item.put("actor", action.actor());
+            item.put("action", action.action());
+            item.put("reason", action.reason());
+            time(item, "at", action.createdAt());
+        }
         return node;
     }
 

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.ledger.Attempt;
-import dev.onejob.core.ledger.AttemptFailure;
+import dev.onejob.core.ledger.OperatorAction;
 import dev.onejob.core.ledger.FailureOutcome;
 import dev.onejob.core.ledger.IdempotencyKey;
 import dev.onejob.core.ledger.Job;
@@ -74,7 +74,8 @@ final class JobsApi {
             log.info("event=job_replayed channel=http job={} owner={}", replayed.job().id(), caller.ownerId());
             exchange.getResponseHeaders().set("Location", "/v1/jobs/" + replayed.job().id());
             exchange.getResponseHeaders().set("Idempotent-Replayed", "true");
-            Exchanges.sendJson(exchange, 200, JobJson.job(replayed.job(), ledger.attempts(replayed.job().id())));
+            Exchanges.sendJson(exchange, 200, JobJson.job(replayed.job(), ledger.attempts(replayed.job().id()),
+                    ledger.operatorActions(replayed.job().id())));
         } else {
             SubmitOutcome.Conflict conflict = (SubmitOutcome.Conflict) outcome;
             metrics.submitted("http", "conflict");
@@ -180,7 +181,7 @@ final class JobsApi {
             throw jobFinished(job.id(), notApplied.current());
         }
         Job after = ledger.job(job.id()).orElseThrow();
-        Exchanges.sendJson(exchange, 200, JobJson.job(after, ledger.attempts(job.id())));
+        Exchanges.sendJson(exchange, 200, JobJson.job(after, ledger.attempts(job.id()), ledger.operatorActions(job.id())));
     }
 
     void resolve(HttpExchange exchange, Principal caller, String attemptIdText) throws IOException {
@@ -200,15 +201,15 @@ final class JobsApi {
         ObjectNode answer = Json.object();
         switch (outcome) {
             case "CANCELLED" -> {
-                if (ledger.cancelAttempt(attemptId, "resolved by " + caller.ownerId() + ": " + reason)
-                        instanceof TransitionOutcome.NotApplied notApplied) {
-                    throw notResolvable(attemptId, notApplied.current());
+                if (ledger.resolveCancelled(attemptId, OperatorAction.of(caller.ownerId(),
+                        OperatorAction.RESOLVE_CANCELLED, reason)) instanceof TransitionOutcome.NotApplied) {
+                    throw notResolvable(ledger.attempt(attemptId).orElseThrow());
                 }
                 answer.put("resolution", "CANCELLED");
             }
             case "FAILED" -> {
-                FailureOutcome failure = ledger.fail(attemptId, new AttemptFailure("resolved_failed",
-                        "resolved by " + caller.ownerId() + ": " + reason, false), gate);
+                FailureOutcome failure = ledger.resolveFailed(attemptId, OperatorAction.of(caller.ownerId(),
+                        OperatorAction.RESOLVE_FAILED, reason), gate);
                 if (failure instanceof FailureOutcome.FailedOver over) {
                     answer.put("resolution", "FAILED");
                     answer.set("next_attempt", JobJson.attempt(over.next()));
@@ -216,7 +217,7 @@ final class JobsApi {
                     answer.put("resolution", "FAILED");
                     answer.putNull("next_attempt");
                 } else {
-                    throw notResolvable(attemptId, ledger.attempt(attemptId).orElseThrow().status().name());
+                    throw notResolvable(ledger.attempt(attemptId).orElseThrow());
                 }
             }
             default -> throw Problem.invalidRequest("'outcome' must be FAILED or CANCELLED",
@@ -224,13 +225,13 @@ final class JobsApi {
         }
         metrics.resolution(outcome);
         Job job = ledger.job(attempt.jobId()).orElseThrow();
-        answer.set("job", JobJson.job(job, ledger.attempts(job.id())));
+        answer.set("job", JobJson.job(job, ledger.attempts(job.id()), ledger.operatorActions(job.id())));
         Exchanges.sendJson(exchange, 200, answer);
     }
 
     /** The job with its attempts and whether its target is certified for its contract (shown, never enforced). */
     private com.fasterxml.jackson.databind.node.ObjectNode view(Job job) {
-        var node = JobJson.job(job, ledger.attempts(job.id()));
+        var node = JobJson.job(job, ledger.attempts(job.id()), ledger.operatorActions(job.id()));
         var certification = node.putObject("target_certification");
         java.util.Optional<String> whyNot = gate.whyNot(job, job.targetProvider());
         certification.put("certified", whyNot.isEmpty());
@@ -266,9 +267,22 @@ final class JobsApi {
                 .with("job_status", status);
     }
 
-    private static Problem notResolvable(UUID attemptId, String status) {
+    /**
+     * Why {@code attempt} (as it is now) was not resolved: not STARTING or UNKNOWN, or STARTING inside its soft
+     * deadline, when its call may still answer and a failover would pay for a second call.
+     */
+    private static Problem notResolvable(Attempt attempt) {
+        String status = attempt.status().name();
+        if (attempt.status() == dev.onejob.core.ledger.AttemptStatus.STARTING && attempt.softDeadline() != null) {
+            return new Problem(409, "attempt-not-resolvable", "The attempt cannot be resolved yet",
+                    "attempt " + attempt.id() + " is STARTING and inside its soft deadline (" + attempt.softDeadline()
+                            + "): its call may still answer, and a failover now would pay for a second call; resolve"
+                            + " it after the soft deadline, when it is UNKNOWN if no answer came")
+                    .with("attempt_status", status).with("soft_deadline", attempt.softDeadline().toString());
+        }
         return new Problem(409, "attempt-not-resolvable", "The attempt cannot be resolved",
-                "attempt " + attemptId + " is " + status + "; only STARTING or UNKNOWN attempts can be resolved")
+                "attempt " + attempt.id() + " is " + status + "; only STARTING (past its soft deadline) or UNKNOWN"
+                        + " attempts can be resolved")
                 .with("attempt_status", status);
     }
 }

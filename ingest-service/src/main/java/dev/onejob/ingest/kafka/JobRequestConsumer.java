@@ -140,11 +140,15 @@ public final class JobRequestConsumer implements Loops.Loop {
                 answers.add(parsed);
             }
         }
-        List<SubmitOutcome> outcomes = toSubmit.isEmpty() ? List.of() : ledger.submitBatch(toSubmit);
+        List<Object> outcomes = submit(toSubmit);
         for (int j = 0; j < outcomes.size(); j++) {
             var envelope = (JobRequestRecords.Envelope) answers.get(submitIndex.get(j));
-            answers.set(submitIndex.get(j), new JobRequestConsumerAnswers.Submitted(envelope.ownerId(),
-                    envelope.idempotencyKey(), outcomes.get(j)));
+            Object outcome = outcomes.get(j);
+            answers.set(submitIndex.get(j), outcome instanceof Refused refused
+                    ? new JobRequestRecords.Poison(refused.reason(), envelope.ownerId(), envelope.idempotencyKey(),
+                            envelope.requestId())
+                    : new JobRequestConsumerAnswers.Submitted(envelope.ownerId(), envelope.idempotencyKey(),
+                            (SubmitOutcome) outcome));
         }
         publishAnswers(all, answers);
         try {
@@ -155,6 +159,42 @@ public final class JobRequestConsumer implements Loops.Loop {
             log.warn("event=commit_refused group={} reason=\"{}\" action=rejoin", GROUP_ID,
                     e.getClass().getSimpleName());
         }
+    }
+
+    /** A request PostgreSQL refused for its own data: it is dead-lettered alone. */
+    private record Refused(String reason) {
+    }
+
+    /**
+     * The poll's jobs in one batch; when PostgreSQL refuses the batch for the data of one of them (SQLState classes
+     * 22, 23, 54), each is submitted alone, so that one is dead-lettered with the reason and its neighbours commit.
+     * Any other database failure goes up (the poll is read again later). Each element is a {@link SubmitOutcome}
+     * or a {@link Refused}.
+     */
+    private List<Object> submit(List<NewJob> jobs) {
+        if (jobs.isEmpty()) {
+            return List.of();
+        }
+        try {
+            return new ArrayList<>(ledger.submitBatch(jobs));
+        } catch (dev.onejob.core.db.DatabaseException e) {
+            if (!dev.onejob.core.db.DatabaseException.isDataRefusal(e)) {
+                throw e;
+            }
+            log.warn("event=batch_refused error=\"{}\" action=submit_one_by_one", e.getMessage());
+        }
+        List<Object> outcomes = new ArrayList<>(jobs.size());
+        for (NewJob job : jobs) {
+            try {
+                outcomes.add(ledger.submit(job));
+            } catch (dev.onejob.core.db.DatabaseException e) {
+                if (!dev.onejob.core.db.DatabaseException.isDataRefusal(e)) {
+                    throw e;
+                }
+                outcomes.add(new Refused("PostgreSQL refused to store the request: " + e.getMessage()));
+            }
+        }
+        return outcomes;
     }
 
     private void publishAnswers(List<ConsumerRecord<byte[], byte[]>> all, List<Object> answers) {

@@ -23,7 +23,7 @@ public final class OutboxCommand {
     private static final String UNSENT_PER_TOPIC = """
             SELECT topic, count(*) AS unsent, min(created_at) AS oldest
               FROM outbox
-             WHERE sent_at IS NULL
+             WHERE sent_at IS NULL AND parked_at IS NULL
              GROUP BY topic
              ORDER BY topic""";
 
@@ -35,19 +35,31 @@ public final class OutboxCommand {
 
     @Command(name = "status", mixinStandardHelpOptions = true,
             description = {"Shows the events written to the outbox but not yet published to Kafka: how many, how old"
-                    + " the oldest is, per topic.",
+                    + " the oldest is, per topic; and the events the broker refused (parked), with its reason.",
                 "Reads the database directly, read-only (DATABASE_URL, DATABASE_USER, DATABASE_PASSWORD;"
                         + " default: the running ./onejob dev's)."})
     int status(@Option(names = "--json", description = "Print JSON: {unsent, oldest_unsent_age_ms, topics: {TOPIC:"
-            + " {unsent, oldest_unsent_age_ms}}}; ages are null when nothing waits.") boolean json) {
+            + " {unsent, oldest_unsent_age_ms}}, parked, parked_events: [{id, topic, message_key, reason, parked_at}]};"
+            + " ages are null when nothing waits.") boolean json) {
         ObjectNode status = ReadOnlyDatabase.fromEnv(context).read(OutboxCommand::read);
         if (json) {
             context.out().println(Json.write(status));
             return ExitCode.OK;
         }
+        long parked = status.path("parked").asLong();
+        if (parked > 0) {
+            context.out().println("outbox: " + parked + " event(s) parked: the broker refused them for what they are"
+                    + " (they are not retried)");
+            Table table = new Table("id", "topic", "key", "parked at", "reason");
+            status.path("parked_events").forEach(event -> table.row(event.path("id").asLong(),
+                    event.path("topic").asText(), event.path("message_key").asText(), event.path("parked_at").asText(),
+                    event.path("reason").asText()));
+            context.out().print(table.render());
+        }
         long unsent = status.path("unsent").asLong();
         if (unsent == 0) {
-            context.out().println("outbox: nothing waiting, every event is published");
+            context.out().println("outbox: nothing waiting, every event is published"
+                    + (parked > 0 ? " (but for the parked ones)" : ""));
             return ExitCode.OK;
         }
         context.out().println("outbox: " + unsent + " event(s) waiting, the oldest for "
@@ -64,6 +76,13 @@ public final class OutboxCommand {
         status.put("unsent", OutboxStore.countUnsent(connection));
         Duration oldest = OutboxStore.oldestUnsentAge(connection);
         status.put("oldest_unsent_age_ms", oldest == null ? null : oldest.toMillis());
+        status.put("parked", OutboxStore.countParked(connection));
+        var parkedEvents = status.putArray("parked_events");
+        for (OutboxStore.Parked parked : OutboxStore.parked(connection, 20)) {
+            parkedEvents.addObject().put("id", parked.id()).put("topic", parked.topic())
+                    .put("message_key", parked.messageKey()).put("reason", parked.reason())
+                    .put("parked_at", parked.parkedAt().toString());
+        }
         ObjectNode topics = status.putObject("topics");
         try (PreparedStatement statement = connection.prepareStatement(UNSENT_PER_TOPIC);
              ResultSet rows = statement.executeQuery()) {

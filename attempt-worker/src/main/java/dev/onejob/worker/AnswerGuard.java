@@ -71,7 +71,8 @@ final class AnswerGuard {
                 : new CallOutcome.Succeeded(ok.result(), requestId, ok.latency());
     }
 
-    private static CallOutcome.Failed invalid(String message, String requestId, String answer, CallOutcome.Succeeded ok) {
+    private static CallOutcome.Failed invalid(String message, String requestId, String answer,
+                                              CallOutcome.Succeeded ok) {
         // Sent, and not worth the same request again on the same provider: the model may well answer the same way.
         return new CallOutcome.Failed(INVALID_ANSWER, message, false, true, null, requestId, kept(answer),
                 ok.latency());

@@ -50,8 +50,9 @@ import org.slf4j.LoggerFactory;
  * PENDING -> STARTING in PostgreSQL with a conditional update, so a redelivered command (a retry, a rebalance, a
  * second worker) finds it started and does not call again; a start whose commit succeeded while its acknowledgement
  * was lost is recognised by its start token when the poll is read again, and called. Offsets are committed once
- * those transitions are durable. Calls run off the poll thread; their outcomes go to {@code attempt-completions}: UNKNOWN at the soft
- * deadline when no answer came, then SUCCEEDED or FAILED if a late answer arrives before the hard deadline.
+ * those transitions are durable. Calls run off the poll thread; their outcomes go to {@code attempt-completions}:
+ * UNKNOWN at the soft deadline when no answer came, then SUCCEEDED or FAILED if a late answer arrives before the hard
+ * deadline.
  */
 public final class AttemptWorker implements Loops.Loop {
     private static final Logger log = LoggerFactory.getLogger(AttemptWorker.class);

@@ -87,7 +87,8 @@ class AttemptWorkerLoopTest {
         assertEquals(3, committed, "the offsets of every record are committed");
         assertEquals(0, calls.get());
         assertEquals(1, completions.history().size(), "the command it cannot run ends its attempt");
-        AttemptCompletion failed = AttemptCompletion.fromJson(Json.MAPPER.readTree(completions.history().get(0).value()));
+        AttemptCompletion failed = AttemptCompletion.fromJson(
+                Json.MAPPER.readTree(completions.history().get(0).value()));
         assertEquals(unknownProvider.attemptId(), failed.attemptId());
         assertEquals(AttemptCompletion.Outcome.FAILED, failed.outcome());
         assertEquals("unknown_provider", failed.error().code());

@@ -95,7 +95,7 @@ final class AttemptChecks {
         }
     }
 
-    /** UNKNOWN, resolved out of band (it was UNKNOWN or overdue), or FAILED with what only a provider's answer gives. */
+    /** UNKNOWN, resolved out of band (it was UNKNOWN or overdue), or FAILED with what only an answer gives. */
     private static boolean claimsARequest(AttemptRow attempt) {
         if ("UNKNOWN".equals(attempt.status())) {
             return true;

@@ -266,8 +266,9 @@ class HistoryCheckerTest {
         // given the UNKNOWN attempt without a call, and a worker killed half a second after it started
         CleanRun run = new CleanRun();
         run.calls.removeIf(c -> c.idempotencyKey().equals(CleanRun.ATT_F1));
-        run.ops.add(new dev.onejob.chaos.history.Op(CleanRun.t(1).toEpochMilli() + 500, 999, dev.onejob.chaos.history.Op.INFO,
-                "fault", null, null, null, null, null, null, null, "kill-worker worker-1 kill -9, started again after 2 s"));
+        run.ops.add(new dev.onejob.chaos.history.Op(CleanRun.t(1).toEpochMilli() + 500, 999,
+                dev.onejob.chaos.history.Op.INFO, "fault", null, null, null, null, null, null, null,
+                "kill-worker worker-1 kill -9, started again after 2 s"));
 
         // then that crash may have come between the start and the call: no anomaly
         CheckReport report = HistoryChecker.check(run.build());

@@ -112,7 +112,7 @@ public final class ChaosRun {
         Operator operator = new Operator(settings.seed(), history, () -> unknownAttempts(database), cluster.api(),
                 files.token(ChaosFiles.OPERATOR), tokens);
         FaultInjector faults = new FaultInjector(schedule, history, target(cluster, postgres),
-                ChaosSettings.MAX_POLL_INTERVAL.plusSeconds(5));
+                ChaosSettings.MAX_POLL_INTERVAL.plusSeconds(5), settings.postgresFreeze());
         try (LoadGenerator load = new LoadGenerator(settings, history, cluster.api(), tokens, ChaosFiles.OWNERS,
                 cluster.broker().bootstrapServers())) {
             say("load and faults for " + settings.load().toSeconds() + " s");
@@ -168,6 +168,18 @@ public final class ChaosRun {
             @Override
             public void providerOutage(Duration duration) {
                 cluster.providerOutage(duration);
+            }
+
+            @Override
+            public void terminateAndRestart(String service, Duration down) {
+                cluster.process(service).close();
+                ChildProcess.sleep(down.toMillis());
+                cluster.start(service);
+            }
+
+            @Override
+            public void freezePostgres(boolean frozen) {
+                postgres.signalAll(frozen ? "STOP" : "CONT");
             }
         };
     }

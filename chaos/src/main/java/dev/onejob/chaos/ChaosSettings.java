@@ -39,6 +39,14 @@ public record ChaosSettings(long seed, String mode, Duration load, double intent
         return new ChaosSettings(seed, "quick", Duration.ofMinutes(2), 12, 1, root, work);
     }
 
+    /**
+     * How long the PostgreSQL freeze lasts: in the full mode past the services' 30 s socket timeout (so their
+     * connections to the silent server are dropped and opened again), in the quick mode within one fault slot.
+     */
+    public Duration postgresFreeze() {
+        return "full".equals(mode) ? Duration.ofSeconds(35) : Duration.ofSeconds(8);
+    }
+
     public static ChaosSettings full(long seed, Path root, Path work) {
         return new ChaosSettings(seed, "full", Duration.ofMinutes(15), 12, 5, root, work);
     }

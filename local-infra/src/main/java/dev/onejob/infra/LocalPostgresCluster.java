@@ -144,6 +144,35 @@ public final class LocalPostgresCluster implements AutoCloseable {
         return Duration.ofNanos(System.nanoTime() - began);
     }
 
+    /**
+     * Sends {@code signal} ({@code STOP}, {@code CONT}) to the server and every process it started (its backends
+     * and background workers), as a frozen host would be: sockets stay open and nothing answers. Not synchronized
+     * with the other operations, so a freeze can be ended while one of them waits on the frozen server.
+     */
+    public void signalAll(String signal) {
+        long pid;
+        try {
+            pid = Long.parseLong(Files.readAllLines(data.resolve("postmaster.pid")).get(0).trim());
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalStateException("cannot read the server's pid from " + data + "/postmaster.pid: " + e, e);
+        }
+        List<String> command = new ArrayList<>(List.of("kill", "-" + signal, Long.toString(pid)));
+        ProcessHandle.of(pid).ifPresent(server -> server.descendants()
+                .forEach(child -> command.add(Long.toString(child.pid()))));
+        try {
+            Process kill = new ProcessBuilder(command).redirectErrorStream(true).start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException(String.join(" ", command) + " failed: "
+                        + new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim());
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot run " + String.join(" ", command), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted sending " + signal + " to PostgreSQL", e);
+        }
+    }
+
     /** Stops the server ({@code -m fast}, then {@code -m immediate} if that fails); the directory stays. */
     public synchronized void stop() {
         if (!running) {

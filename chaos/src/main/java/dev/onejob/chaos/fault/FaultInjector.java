@@ -26,12 +26,19 @@ public final class FaultInjector implements AutoCloseable {
         Duration restartPostgres();
 
         void providerOutage(Duration duration);
+
+        /** SIGTERM, a wait for the process to drain and exit (then SIGKILL), and a start after {@code down}. */
+        void terminateAndRestart(String service, Duration down);
+
+        /** SIGSTOP ({@code true}) or SIGCONT ({@code false}) of every process of the run's PostgreSQL cluster. */
+        void freezePostgres(boolean frozen);
     }
 
     private final FaultSchedule schedule;
     private final History history;
     private final Target target;
     private final Duration freezeFor;
+    private final Duration postgresFreeze;
     private final ScheduledExecutorService thawer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread thread = new Thread(r, "chaos-thaw");
         thread.setDaemon(true);
@@ -42,11 +49,17 @@ public final class FaultInjector implements AutoCloseable {
     private volatile int injected;
     private final java.util.List<String> notInflicted = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    public FaultInjector(FaultSchedule schedule, History history, Target target, Duration freezeFor) {
+    /**
+     * {@code freezeFor}: how long a stopped worker stays stopped; {@code postgresFreeze}: how long PostgreSQL does
+     * (the injector waits it out and thaws it before the next fault, so the two never overlap).
+     */
+    public FaultInjector(FaultSchedule schedule, History history, Target target, Duration freezeFor,
+                         Duration postgresFreeze) {
         this.schedule = schedule;
         this.history = history;
         this.target = target;
         this.freezeFor = freezeFor;
+        this.postgresFreeze = postgresFreeze;
         this.thread = new Thread(this::run, "chaos-faults");
         thread.setDaemon(true);
     }
@@ -101,6 +114,25 @@ public final class FaultInjector implements AutoCloseable {
                 case PROVIDER_OUTAGE -> {
                     history.info("fault", label + " primary refuses connections for 20 s");
                     target.providerOutage(Duration.ofSeconds(20));
+                }
+                case TERM_WORKER -> {
+                    String worker = "worker-" + otherThanFrozen(fault.target());
+                    history.info("fault", label + " " + worker + " SIGTERM (drains its calls), started again after"
+                            + " 2 s");
+                    target.terminateAndRestart(worker, Duration.ofSeconds(2));
+                }
+                case FREEZE_POSTGRES -> {
+                    history.info("fault", label + " SIGSTOP of the run's own cluster for "
+                            + postgresFreeze.toSeconds() + " s, then SIGCONT");
+                    target.freezePostgres(true);
+                    try {
+                        TimeUnit.MILLISECONDS.sleep(postgresFreeze.toMillis());
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    } finally {
+                        target.freezePostgres(false);
+                        history.info("note", "postgres SIGCONT");
+                    }
                 }
             }
             injected++;

@@ -15,7 +15,17 @@ public enum FaultKind {
     /** An immediate-mode restart of the run's own PostgreSQL cluster (a crash and recovery), never the machine's. */
     RESTART_POSTGRES("restart-postgres"),
     /** The primary provider refuses connections for 20 s. */
-    PROVIDER_OUTAGE("provider-outage");
+    PROVIDER_OUTAGE("provider-outage"),
+    /**
+     * SIGTERM of an attempt worker while it has calls in flight: it stops taking commands, lets its calls finish and
+     * publishes their outcomes (its drain), exits, and is started again 2 s later.
+     */
+    TERM_WORKER("term-worker"),
+    /**
+     * SIGSTOP of every process of the run's own PostgreSQL cluster (the server and each backend), then SIGCONT: a
+     * database host that stops answering without closing a socket, so only the clients' timeouts notice.
+     */
+    FREEZE_POSTGRES("freeze-postgres");
 
     private final String label;
 

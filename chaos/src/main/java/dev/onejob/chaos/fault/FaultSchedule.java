@@ -42,7 +42,8 @@ public record FaultSchedule(List<Fault> faults) {
         for (Fault fault : faults) {
             text.append(String.format("  +%6.1f s  %s%s%n", fault.at().toMillis() / 1000.0, fault.kind().label(),
                     fault.kind() == FaultKind.KILL_WORKER || fault.kind() == FaultKind.STOP_WORKER
-                            || fault.kind() == FaultKind.KILL_INGEST ? " #" + fault.target() : ""));
+                            || fault.kind() == FaultKind.TERM_WORKER || fault.kind() == FaultKind.KILL_INGEST
+                            ? " #" + fault.target() : ""));
         }
         return text.toString();
     }

@@ -33,6 +33,8 @@ public final class FaultPlan implements Function<String, Behaviour> {
         SERVER_ERROR("status_500"),
         /** A 200 whose answer breaks the contract: an invented key or a dropped required field. */
         CONTRACT_VIOLATION("contract_violation"),
+        /** A 200 whose answer keeps the contract but cannot be stored: a U+0000 or an unpaired surrogate in it. */
+        POISON_ANSWER("poison_answer"),
         /** A normal answer after a small delay. */
         ANSWER("answer");
 
@@ -53,26 +55,32 @@ public final class FaultPlan implements Function<String, Behaviour> {
      *
      * @throws IllegalArgumentException when a share is outside 0..1 or they add up to more than 1
      */
-    public record Fractions(double lateAnswer, double hangForever, double serverError, double contractViolation) {
-        /** 5% late answers, 5% hangs, 3% HTTP 500, 2% contract violations. */
-        public static final Fractions DEFAULTS = new Fractions(0.05, 0.05, 0.03, 0.02);
+    public record Fractions(double lateAnswer, double hangForever, double serverError, double contractViolation,
+                            double poisonAnswer) {
+        /** 5% late answers, 5% hangs, 3% HTTP 500, 2% contract violations, 2% poison answers. */
+        public static final Fractions DEFAULTS = new Fractions(0.05, 0.05, 0.03, 0.02, 0.02);
         /** No faults: every attempt is answered normally. */
-        public static final Fractions NONE = new Fractions(0, 0, 0, 0);
+        public static final Fractions NONE = new Fractions(0, 0, 0, 0, 0);
 
         public Fractions {
-            for (double share : new double[] {lateAnswer, hangForever, serverError, contractViolation}) {
+            for (double share : new double[] {lateAnswer, hangForever, serverError, contractViolation, poisonAnswer}) {
                 if (!(share >= 0 && share <= 1)) {
                     throw new IllegalArgumentException("a fault fraction must be within 0..1, was " + share);
                 }
             }
-            if (lateAnswer + hangForever + serverError + contractViolation > 1 + 1e-9) {
+            if (lateAnswer + hangForever + serverError + contractViolation + poisonAnswer > 1 + 1e-9) {
                 throw new IllegalArgumentException("fault fractions add up to more than 1: " + lateAnswer + " + "
-                        + hangForever + " + " + serverError + " + " + contractViolation);
+                        + hangForever + " + " + serverError + " + " + contractViolation + " + " + poisonAnswer);
             }
         }
 
+        /** Without poison answers. */
+        public Fractions(double lateAnswer, double hangForever, double serverError, double contractViolation) {
+            this(lateAnswer, hangForever, serverError, contractViolation, 0);
+        }
+
         double answer() {
-            return Math.max(0, 1 - lateAnswer - hangForever - serverError - contractViolation);
+            return Math.max(0, 1 - lateAnswer - hangForever - serverError - contractViolation - poisonAnswer);
         }
     }
 
@@ -140,7 +148,11 @@ public final class FaultPlan implements Function<String, Behaviour> {
             return Fault.SERVER_ERROR;
         }
         bound += fractions.contractViolation();
-        return point < bound ? Fault.CONTRACT_VIOLATION : Fault.ANSWER;
+        if (point < bound) {
+            return Fault.CONTRACT_VIOLATION;
+        }
+        bound += fractions.poisonAnswer();
+        return point < bound ? Fault.POISON_ANSWER : Fault.ANSWER;
     }
 
     /** The simulator behaviour for {@code idempotencyKey}; never null, so the simulator's default rule is unused. */
@@ -151,6 +163,8 @@ public final class FaultPlan implements Function<String, Behaviour> {
             case HANG_FOREVER -> Behaviour.hangForever();
             case SERVER_ERROR -> Behaviour.status(500);
             case CONTRACT_VIOLATION -> violation(UUID.fromString(idempotencyKey));
+            case POISON_ANSWER -> Behaviour.poisonAnswer((hash(UUID.fromString(idempotencyKey)) & 1) == 0 ? "nul"
+                    : "lone_surrogate");
             case ANSWER -> Behaviour.answerAfter(Duration.ofMillis(answerDelayMs));
         };
     }
@@ -162,6 +176,7 @@ public final class FaultPlan implements Function<String, Behaviour> {
         shares.put(Fault.HANG_FOREVER.label(), fractions.hangForever());
         shares.put(Fault.SERVER_ERROR.label(), fractions.serverError());
         shares.put(Fault.CONTRACT_VIOLATION.label(), fractions.contractViolation());
+        shares.put(Fault.POISON_ANSWER.label(), fractions.poisonAnswer());
         shares.put(Fault.ANSWER.label(), fractions.answer());
         return Collections.unmodifiableMap(shares);
     }

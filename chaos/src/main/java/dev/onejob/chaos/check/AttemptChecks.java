@@ -71,15 +71,33 @@ final class AttemptChecks {
     /** How long after an attempt's start a worker kill may cut it off before the request leaves. */
     static final long KILL_WINDOW_MS = 3_000;
 
+    /** A provider outage as the history records it: "provider-outage primary refuses connections for 20 s". */
+    private static final java.util.regex.Pattern OUTAGE =
+            java.util.regex.Pattern.compile("provider-outage (\\S+) refuses connections for (\\d+) s");
+    /** Around an outage: a call may be written onto a connection the provider is dropping, and never be seen. */
+    static final long OUTAGE_MARGIN_MS = 2_000;
+
     /**
-     * Started attempts whose outcome says a request left, without any call at a provider. A worker killed within
-     * {@link #KILL_WINDOW_MS} after the start excuses it: that crash may well have come between the two.
+     * Started attempts whose outcome says a request left, without any call at a provider. Excused: a worker killed
+     * within {@link #KILL_WINDOW_MS} after the start (that crash may well have come between the two), and an attempt
+     * on a provider that was dropping its connections then (the request may have been written onto a dying
+     * connection: UNKNOWN is then the truth as the worker can know it, and the provider never logged it).
      */
     private void outcomesWithoutCall() {
         Set<String> called = attemptCalls(run).stream().map(ProviderCall::idempotencyKey).collect(Collectors.toSet());
         List<Long> workerKills = run.ops().stream().filter(op -> "fault".equals(op.f()) && op.detail() != null
                         && op.detail().contains("worker-") && op.detail().contains("kill -9"))
                 .map(dev.onejob.chaos.history.Op::time).toList();
+        List<long[]> outages = new ArrayList<>();
+        Map<Integer, String> outageProvider = new HashMap<>();
+        run.ops().stream().filter(op -> "fault".equals(op.f()) && op.detail() != null).forEach(op -> {
+            java.util.regex.Matcher outage = OUTAGE.matcher(op.detail());
+            if (outage.find()) {
+                outageProvider.put(outages.size(), outage.group(1));
+                outages.add(new long[] {op.time() - OUTAGE_MARGIN_MS,
+                        op.time() + Long.parseLong(outage.group(2)) * 1000 + OUTAGE_MARGIN_MS});
+            }
+        });
         for (AttemptRow attempt : attempts.values()) {
             if (attempt.startedAt() == null || called.contains(attempt.id()) || !claimsARequest(attempt)) {
                 continue;
@@ -87,6 +105,10 @@ final class AttemptChecks {
             long started = attempt.startedAt().toEpochMilli();
             boolean excused = workerKills.stream().anyMatch(kill -> kill >= started - 1_000
                     && kill <= started + KILL_WINDOW_MS);
+            for (int i = 0; i < outages.size() && !excused; i++) {
+                excused = outageProvider.get(i).equals(attempt.provider()) && started >= outages.get(i)[0]
+                        && started <= outages.get(i)[1];
+            }
             if (!excused) {
                 report.anomaly(AnomalyKind.OUTCOME_WITHOUT_CALL, "attempt " + attempt.id(), attempt.status()
                         + (attempt.errorCode() == null ? "" : " " + attempt.errorCode()) + " (started "

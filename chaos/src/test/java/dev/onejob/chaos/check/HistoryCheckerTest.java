@@ -275,4 +275,26 @@ class HistoryCheckerTest {
         assertTrue(report.anomalies().stream().noneMatch(a -> a.kind() == AnomalyKind.OUTCOME_WITHOUT_CALL),
                 report.anomalies().toString());
     }
+
+    @Test
+    void anUnknownAttemptOnAProviderDroppingItsConnectionsIsNoPhantomButOneOnAnotherProviderIs() {
+        // given the UNKNOWN attempt (on anthropic) without a call, during an outage of anthropic
+        CleanRun during = new CleanRun();
+        during.calls.removeIf(c -> c.idempotencyKey().equals(CleanRun.ATT_F1));
+        during.ops.add(new dev.onejob.chaos.history.Op(CleanRun.t(1).toEpochMilli() - 5_000, 998,
+                dev.onejob.chaos.history.Op.INFO, "fault", null, null, null, null, null, null, null,
+                "provider-outage anthropic refuses connections for 20 s"));
+        // and the same during an outage of another provider
+        CleanRun elsewhere = new CleanRun();
+        elsewhere.calls.removeIf(c -> c.idempotencyKey().equals(CleanRun.ATT_F1));
+        elsewhere.ops.add(new dev.onejob.chaos.history.Op(CleanRun.t(1).toEpochMilli() - 5_000, 998,
+                dev.onejob.chaos.history.Op.INFO, "fault", null, null, null, null, null, null, null,
+                "provider-outage openai refuses connections for 20 s"));
+
+        // then the request may have gone onto a dropped connection in the first case, not in the second
+        assertTrue(HistoryChecker.check(during.build()).anomalies().stream()
+                .noneMatch(a -> a.kind() == AnomalyKind.OUTCOME_WITHOUT_CALL));
+        assertTrue(HistoryChecker.check(elsewhere.build()).anomalies().stream()
+                .anyMatch(a -> a.kind() == AnomalyKind.OUTCOME_WITHOUT_CALL));
+    }
 }

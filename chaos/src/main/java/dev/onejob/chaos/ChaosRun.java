@@ -54,6 +54,23 @@ public final class ChaosRun {
         this.out = out;
     }
 
+    /**
+     * A replay of a seed starts from nothing: an earlier run's directory (its broker data, history and ledgers would
+     * otherwise be read by this run's checker) is moved aside to {@code <seed>.<epoch millis>}, kept for a look.
+     */
+    private void setAsidePreviousRun() {
+        Path work = settings.work();
+        try {
+            if (Files.isDirectory(work)) {
+                Path aside = work.resolveSibling(work.getFileName() + "." + System.currentTimeMillis());
+                Files.move(work, aside);
+                say("an earlier run of this seed is kept in " + aside + "; this one starts from nothing");
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot move the earlier run in " + work + " aside: " + e.getMessage(), e);
+        }
+    }
+
     /** Runs everything and returns the checker's report (its {@code passed()} is the verdict). */
     public CheckReport run(Map<String, String> env) throws InterruptedException {
         FaultSchedule schedule = FaultSchedule.draw(settings.seed(), settings.load(), settings.faultRounds());
@@ -61,6 +78,7 @@ public final class ChaosRun {
                 + settings.seed() + (settings.mode().equals("full") ? " --full" : "") + "), " + settings.intents()
                 + " intents over " + settings.load().toSeconds() + " s; directory " + settings.work());
         say("fault schedule:\n" + schedule.describe());
+        setAsidePreviousRun();
         ProcessRunner runner = new ProcessRunner(settings.root(), "chaos", settings.work().resolve("logs"),
                 settings.work().resolve("dist"));
         RunFiles files = ChaosFiles.write(settings.work().resolve("config"), settings.root());

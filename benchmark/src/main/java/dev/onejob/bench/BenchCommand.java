@@ -36,11 +36,6 @@ public final class BenchCommand implements Callable<Integer> {
     /** Registers {@code bench} with the launcher's command tree. */
     public static final class Module implements ModuleCommand {
         @Override
-        public String name() {
-            return "bench";
-        }
-
-        @Override
         public Class<?> command() {
             return BenchCommand.class;
         }

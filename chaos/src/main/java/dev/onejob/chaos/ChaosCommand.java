@@ -56,11 +56,6 @@ public final class ChaosCommand implements Callable<Integer> {
     /** Registers {@code chaos} with the launcher's command tree. */
     public static final class Module implements ModuleCommand {
         @Override
-        public String name() {
-            return "chaos";
-        }
-
-        @Override
         public Class<?> command() {
             return ChaosCommand.class;
         }

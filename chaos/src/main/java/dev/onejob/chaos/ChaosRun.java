@@ -158,9 +158,7 @@ public final class ChaosRun {
         return new FaultInjector.Target() {
             @Override
             public void killAndRestart(String service, Duration down) {
-                cluster.process(service).kill();
-                ChildProcess.sleep(down.toMillis());
-                cluster.start(service);
+                restart(service, ChildProcess::kill, down);
             }
 
             @Override
@@ -190,7 +188,12 @@ public final class ChaosRun {
 
             @Override
             public void terminateAndRestart(String service, Duration down) {
-                cluster.process(service).close();
+                restart(service, ChildProcess::close, down);
+            }
+
+            /** Ends the service's process the given way, waits {@code down}, and starts it again. */
+            private void restart(String service, java.util.function.Consumer<ChildProcess> end, Duration down) {
+                end.accept(cluster.process(service));
                 ChildProcess.sleep(down.toMillis());
                 cluster.start(service);
             }

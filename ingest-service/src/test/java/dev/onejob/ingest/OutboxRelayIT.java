@@ -131,8 +131,8 @@ class OutboxRelayIT {
             var first = java.util.concurrent.CompletableFuture.supplyAsync(paused::relayOnce);
             assertTrue(stalled.await(20, java.util.concurrent.TimeUnit.SECONDS));
 
-            // when its lease runs out, another relay takes the row over and publishes it, then the first wakes up
-            Thread.sleep(1_000);
+            // when its lease runs out, another relay takes the row over and publishes it (it retries until the lease
+            // has run out and the row is sent), then the first wakes up
             drainUntilSent(jobId);
             resume.countDown();
             int settledByThePausedOne = first.get(30, java.util.concurrent.TimeUnit.SECONDS);
@@ -140,7 +140,7 @@ class OutboxRelayIT {
             // then the paused relay found the row taken over and published nothing: one copy on the topic
             assertEquals(0, settledByThePausedOne);
         }
-        Thread.sleep(500);
+        // the paused relay's transaction is settled by now (aborted); the probe reads on past the first copy
         assertEquals(1, commandsOf(jobId).size(), "read_committed consumers see the command exactly once");
     }
 

@@ -433,28 +433,14 @@ public final class LedgerStore {
         });
     }
 
-    /** Out-of-band resolution CANCELLED of a STARTING or UNKNOWN attempt: the owner decides the next step. */
     /**
      * An operator resolves a STARTING or UNKNOWN attempt CANCELLED (the owner decides what next), the action recorded
      * in the same transaction; refused like {@link #resolveFailed} inside the soft deadline (NotApplied with the
      * attempt's status: STARTING then means inside its soft deadline).
      */
     public TransitionOutcome resolveCancelled(UUID attemptId, OperatorAction action) {
-        return database.inTransaction(connection -> {
-            Optional<Attempt> attempt = LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, attemptId);
-            if (attempt.isEmpty()) {
-                return new TransitionOutcome.NotApplied(null);
-            }
-            Job job = lockJob(connection, attempt.get().jobId());
-            if (LedgerSql.update(connection, CANCEL_ATTEMPT_IF_RESOLVABLE, "resolved by " + action.actor() + ": "
-                    + action.reason(), attemptId) == 0) {
-                return new TransitionOutcome.NotApplied(currentStatus(connection, attemptId));
-            }
-            LedgerSql.updateExactlyOne(connection, BUMP_VERSION_AWAITING_OWNER, "job version moved under lock",
-                    job.id(), job.version());
-            record(connection, attempt.get(), action);
-            return TransitionOutcome.applied();
-        });
+        return cancel(attemptId, CANCEL_ATTEMPT_IF_RESOLVABLE, "resolved by " + action.actor() + ": " + action.reason(),
+                action);
     }
 
     /** The operator actions on a job, oldest first. */
@@ -479,18 +465,30 @@ public final class LedgerStore {
         return attempt.status().name();
     }
 
+    /**
+     * STARTING or UNKNOWN -> CANCELLED with no soft-deadline guard and no operator record: not an operator's path
+     * (that is {@link #resolveCancelled}); no production caller uses it, the test fixtures set states with it.
+     */
     public TransitionOutcome cancelAttempt(UUID attemptId, String reason) {
+        return cancel(attemptId, CANCEL_ATTEMPT_IF_RUNNING, reason, null);
+    }
+
+    /** The attempt CANCELLED by {@code cancelSql}, the job waiting for its owner, and {@code action} recorded if any. */
+    private TransitionOutcome cancel(UUID attemptId, String cancelSql, String message, OperatorAction action) {
         return database.inTransaction(connection -> {
             Optional<Attempt> attempt = LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, attemptId);
             if (attempt.isEmpty()) {
                 return new TransitionOutcome.NotApplied(null);
             }
             Job job = lockJob(connection, attempt.get().jobId());
-            if (LedgerSql.update(connection, CANCEL_ATTEMPT_IF_RUNNING, reason, attemptId) == 0) {
+            if (LedgerSql.update(connection, cancelSql, message, attemptId) == 0) {
                 return new TransitionOutcome.NotApplied(currentStatus(connection, attemptId));
             }
             LedgerSql.updateExactlyOne(connection, BUMP_VERSION_AWAITING_OWNER, "job version moved under lock",
                     job.id(), job.version());
+            if (action != null) {
+                record(connection, attempt.get(), action);
+            }
             return TransitionOutcome.applied();
         });
     }

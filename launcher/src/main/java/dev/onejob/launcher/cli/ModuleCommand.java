@@ -8,9 +8,11 @@ package dev.onejob.launcher.cli;
  * to run it.
  */
 public interface ModuleCommand {
-    /** The command's name, as typed after {@code ./onejob}. */
-    String name();
-
     /** The picocli command class. */
     Class<?> command();
+
+    /** The command's name, as typed after {@code ./onejob}: its {@code @Command} name. */
+    default String name() {
+        return command().getAnnotation(picocli.CommandLine.Command.class).name();
+    }
 }

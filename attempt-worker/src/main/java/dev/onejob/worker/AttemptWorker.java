@@ -12,6 +12,7 @@ import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.kafka.Topics;
 import dev.onejob.core.ledger.LedgerStore;
 import dev.onejob.core.ledger.TransitionOutcome;
+import dev.onejob.core.service.Backoff;
 import dev.onejob.core.service.LogContext;
 import dev.onejob.core.service.Loops;
 import dev.onejob.providers.CallOutcome;
@@ -69,6 +70,8 @@ public final class AttemptWorker implements Loops.Loop {
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicInteger startedCount = new AtomicInteger();
     private final AtomicBoolean running = new AtomicBoolean(true);
+    /** Waits between rereads of a poll while PostgreSQL is away; only the poll thread touches it. */
+    private final Backoff backoff = Backoff.standard();
     /** Start tokens of records whose start failed with a database error, by topic-partition@offset (poll thread). */
     private final Map<String, UUID> startTokens = new HashMap<>();
 
@@ -135,12 +138,15 @@ public final class AttemptWorker implements Loops.Loop {
                 }
                 try {
                     handlePoll(records);
+                    backoff.reset();
                 } catch (DatabaseException e) {
-                    // PostgreSQL is away: read the poll again later; start() makes the records already handled
-                    // harmless the second time.
-                    log.warn("event=database_unavailable error=\"{}\" action=rewind_and_retry_in_1s", e.getMessage());
+                    // PostgreSQL is away (or refused for a while: a serialization failure, a timeout): read the
+                    // poll again later; start() makes the records already handled harmless the second time.
+                    Duration wait = backoff.next();
+                    log.warn("event=database_unavailable error=\"{}\" failures={} action=rewind_and_retry_in_{}ms",
+                            e.getMessage(), backoff.failures(), wait.toMillis());
                     rewind(records);
-                    pause(Duration.ofSeconds(1));
+                    pause(wait);
                 }
             }
         } catch (WakeupException e) {

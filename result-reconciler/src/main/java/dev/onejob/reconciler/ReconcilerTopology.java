@@ -8,6 +8,7 @@ import dev.onejob.core.events.Headers;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.json.StorableText;
 import dev.onejob.core.kafka.Topics;
+import dev.onejob.core.service.Backoff;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -28,6 +29,8 @@ import org.apache.kafka.streams.processor.api.FixedKeyProcessor;
 import org.apache.kafka.streams.processor.api.FixedKeyProcessorContext;
 import org.apache.kafka.streams.processor.api.FixedKeyRecord;
 import org.apache.kafka.streams.state.WindowStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The reconciler's topology, built here so {@code TopologyTestDriver} can run it:
@@ -42,6 +45,9 @@ import org.apache.kafka.streams.state.WindowStore;
  */
 public final class ReconcilerTopology {
     static final Duration STATS_WINDOW = Duration.ofHours(1);
+    /** How long one completion is tried again in place; Kafka Streams' EOS transaction timeout is 10 s. */
+    static final Duration RETRY_BUDGET = Duration.ofSeconds(4);
+    private static final Logger log = LoggerFactory.getLogger(ReconcilerTopology.class);
 
     private ReconcilerTopology() {
     }
@@ -138,7 +144,7 @@ public final class ReconcilerTopology {
                 return "the record key must be the job id " + completion.jobId();
             }
             try {
-                return handler.apply(completion) instanceof CompletionHandler.Rejected rejected ? rejected.reason()
+                return applyRetrying(completion) instanceof CompletionHandler.Rejected rejected ? rejected.reason()
                         : null;
             } catch (DatabaseException e) {
                 if (DatabaseException.isDataRefusal(e)) {
@@ -146,6 +152,37 @@ public final class ReconcilerTopology {
                     return "PostgreSQL refused to store it: " + e.getMessage();
                 }
                 throw e;
+            }
+        }
+
+        /**
+         * Applies the completion, trying again with backoff while PostgreSQL fails for a reason that may pass (it is
+         * away, a serialization failure, a timeout) for at most {@link #RETRY_BUDGET}: well inside the stream
+         * thread's transaction timeout, so a short blip costs a pause, not a replaced thread and a rebalance. Past
+         * the budget the failure goes up, and the thread is replaced after its own backoff
+         * ({@link ThreadRestarts}). Each try is a whole transaction, and a replay of an applied completion is
+         * answered as such, so trying again doubles nothing.
+         */
+        private CompletionHandler.Applied applyRetrying(AttemptCompletion completion) {
+            Backoff backoff = new Backoff(Duration.ofMillis(100), Duration.ofSeconds(1));
+            long deadline = System.nanoTime() + RETRY_BUDGET.toNanos();
+            while (true) {
+                try {
+                    return handler.apply(completion);
+                } catch (DatabaseException e) {
+                    Duration wait = backoff.next();
+                    if (DatabaseException.isDataRefusal(e) || System.nanoTime() + wait.toNanos() > deadline) {
+                        throw e;
+                    }
+                    log.warn("event=database_retry attempt_id={} error=\"{}\" failures={} action=retry_in_{}ms",
+                            completion.attemptId(), e.getMessage(), backoff.failures(), wait.toMillis());
+                    try {
+                        Thread.sleep(wait.toMillis());
+                    } catch (InterruptedException interrupted) {
+                        Thread.currentThread().interrupt();
+                        throw e;
+                    }
+                }
             }
         }
     }

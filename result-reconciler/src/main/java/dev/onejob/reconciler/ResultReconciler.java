@@ -69,8 +69,17 @@ public final class ResultReconciler implements AutoCloseable {
 
     public void start() {
         streams = new KafkaStreams(ReconcilerTopology.build(handler), streamsProperties());
+        ThreadRestarts restarts = ThreadRestarts.standard();
         streams.setUncaughtExceptionHandler(e -> {
-            log.error("event=stream_thread_failed error=\"{}\" action=replace_thread", e.toString());
+            // Called on the failing stream thread: waiting here keeps its partitions from being replayed in a loop.
+            Duration wait = restarts.nextWait();
+            log.error("event=stream_thread_failed error=\"{}\" action=replace_thread_in_{}ms", e.toString(),
+                    wait.toMillis());
+            try {
+                Thread.sleep(wait.toMillis());
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+            }
             return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
         });
         streams.start();

@@ -154,14 +154,16 @@ public final class LedgerStore {
         }
     }
 
-    /** One job alone; refused when the database rejects its data (class 22 or 23), rethrown when it is down. */
+    /**
+     * One job alone; {@link SubmitOutcome.Refused} when PostgreSQL rejects its data
+     * ({@link dev.onejob.core.db.DatabaseException#isDataRefusal}), rethrown when it is down.
+     */
     private SubmitOutcome submitOrRefused(NewJob job) {
         try {
             return submit(job);
         } catch (dev.onejob.core.db.DatabaseException e) {
-            String state = e.sqlState() == null ? "" : e.sqlState();
-            if (state.startsWith("22") || state.startsWith("23")) {
-                return new SubmitOutcome.Refused("the database refused the request: " + e.getMessage());
+            if (dev.onejob.core.db.DatabaseException.isDataRefusal(e)) {
+                return new SubmitOutcome.Refused("PostgreSQL refused to store the request: " + e.getMessage());
             }
             throw e;
         }

@@ -9,6 +9,7 @@ import dev.onejob.core.ledger.LedgerStore;
 import dev.onejob.core.ledger.NewJob;
 import dev.onejob.core.ledger.SubmitOutcome;
 import dev.onejob.core.outbox.OutboxStore;
+import dev.onejob.core.service.Backoff;
 import dev.onejob.core.service.Loops;
 import dev.onejob.ingest.IngestMetrics;
 import dev.onejob.ingest.JobRequests;
@@ -56,6 +57,8 @@ public final class JobRequestConsumer implements Loops.Loop {
     private final JobRequests requests;
     private final IngestMetrics metrics;
     private final AtomicBoolean running = new AtomicBoolean(true);
+    /** Waits between rereads of a poll while PostgreSQL or the broker is away; only the poll thread touches it. */
+    private final Backoff backoff = Backoff.standard();
 
     public JobRequestConsumer(KafkaConfig kafka, String clientId, LedgerStore ledger, JobRequests requests,
                               IngestMetrics metrics) {
@@ -94,14 +97,17 @@ public final class JobRequestConsumer implements Loops.Loop {
                 }
                 try {
                     handle(records);
+                    backoff.reset();
                 } catch (dev.onejob.core.db.DatabaseException | IllegalStateException e) {
-                    // PostgreSQL or the broker is away: read the poll again shortly; the ledger answers what was
+                    // PostgreSQL or the broker is away: read the poll again later; the ledger answers what was
                     // already submitted as REPLAYED, so nothing is doubled and the consumer never dies of it.
-                    log.warn("event=poll_retry error=\"{}\" action=rewind_and_retry_in_1s", e.getMessage());
+                    Duration wait = backoff.next();
+                    log.warn("event=poll_retry error=\"{}\" failures={} action=rewind_and_retry_in_{}ms",
+                            e.getMessage(), backoff.failures(), wait.toMillis());
                     for (var partition : records.partitions()) {
                         consumer.seek(partition, records.records(partition).get(0).offset());
                     }
-                    sleep(Duration.ofSeconds(1));
+                    sleep(wait);
                 }
             }
         } catch (WakeupException e) {
@@ -140,15 +146,16 @@ public final class JobRequestConsumer implements Loops.Loop {
                 answers.add(parsed);
             }
         }
-        List<Object> outcomes = submit(toSubmit);
+        List<SubmitOutcome> outcomes = toSubmit.isEmpty() ? List.of() : ledger.submitBatch(toSubmit);
         for (int j = 0; j < outcomes.size(); j++) {
             var envelope = (JobRequestRecords.Envelope) answers.get(submitIndex.get(j));
-            Object outcome = outcomes.get(j);
-            answers.set(submitIndex.get(j), outcome instanceof Refused refused
+            SubmitOutcome outcome = outcomes.get(j);
+            // A request PostgreSQL refused for its own data fails the same way on every replay: dead-letter it.
+            answers.set(submitIndex.get(j), outcome instanceof SubmitOutcome.Refused refused
                     ? new JobRequestRecords.Poison(refused.reason(), envelope.ownerId(), envelope.idempotencyKey(),
                             envelope.requestId())
                     : new JobRequestConsumerAnswers.Submitted(envelope.ownerId(), envelope.idempotencyKey(),
-                            (SubmitOutcome) outcome));
+                            outcome));
         }
         publishAnswers(all, answers);
         try {
@@ -159,42 +166,6 @@ public final class JobRequestConsumer implements Loops.Loop {
             log.warn("event=commit_refused group={} reason=\"{}\" action=rejoin", GROUP_ID,
                     e.getClass().getSimpleName());
         }
-    }
-
-    /** A request PostgreSQL refused for its own data: it is dead-lettered alone. */
-    private record Refused(String reason) {
-    }
-
-    /**
-     * The poll's jobs in one batch; when PostgreSQL refuses the batch for the data of one of them (SQLState classes
-     * 22, 23, 54), each is submitted alone, so that one is dead-lettered with the reason and its neighbours commit.
-     * Any other database failure goes up (the poll is read again later). Each element is a {@link SubmitOutcome}
-     * or a {@link Refused}.
-     */
-    private List<Object> submit(List<NewJob> jobs) {
-        if (jobs.isEmpty()) {
-            return List.of();
-        }
-        try {
-            return new ArrayList<>(ledger.submitBatch(jobs));
-        } catch (dev.onejob.core.db.DatabaseException e) {
-            if (!dev.onejob.core.db.DatabaseException.isDataRefusal(e)) {
-                throw e;
-            }
-            log.warn("event=batch_refused error=\"{}\" action=submit_one_by_one", e.getMessage());
-        }
-        List<Object> outcomes = new ArrayList<>(jobs.size());
-        for (NewJob job : jobs) {
-            try {
-                outcomes.add(ledger.submit(job));
-            } catch (dev.onejob.core.db.DatabaseException e) {
-                if (!dev.onejob.core.db.DatabaseException.isDataRefusal(e)) {
-                    throw e;
-                }
-                outcomes.add(new Refused("PostgreSQL refused to store the request: " + e.getMessage()));
-            }
-        }
-        return outcomes;
     }
 
     private void publishAnswers(List<ConsumerRecord<byte[], byte[]>> all, List<Object> answers) {

@@ -73,7 +73,8 @@ public final class ChaosRun {
 
     /** Runs everything and returns the checker's report (its {@code passed()} is the verdict). */
     public CheckReport run(Map<String, String> env) throws InterruptedException {
-        FaultSchedule schedule = FaultSchedule.draw(settings.seed(), settings.load(), settings.faultRounds());
+        FaultSchedule schedule = FaultSchedule.draw(settings.seed(), settings.load(), settings.faultRounds(),
+                settings.brokerOutage());
         say("chaos run, mode " + settings.mode() + ", seed " + settings.seed() + " (replay: ./onejob chaos --seed "
                 + settings.seed() + (settings.mode().equals("full") ? " --full" : "") + "), " + settings.intents()
                 + " intents over " + settings.load().toSeconds() + " s; directory " + settings.work());
@@ -130,7 +131,7 @@ public final class ChaosRun {
         Operator operator = new Operator(settings.seed(), history, () -> unknownAttempts(database), cluster.api(),
                 files.token(ChaosFiles.OPERATOR), tokens);
         FaultInjector faults = new FaultInjector(schedule, history, target(cluster, postgres),
-                ChaosSettings.MAX_POLL_INTERVAL.plusSeconds(5), settings.postgresFreeze());
+                ChaosSettings.MAX_POLL_INTERVAL.plusSeconds(5), settings.postgresFreeze(), settings.brokerOutage());
         try (LoadGenerator load = new LoadGenerator(settings, history, cluster.api(), tokens, ChaosFiles.OWNERS,
                 cluster.broker().bootstrapServers())) {
             say("load and faults for " + settings.load().toSeconds() + " s");
@@ -201,6 +202,16 @@ public final class ChaosRun {
             @Override
             public void freezePostgres(boolean frozen) {
                 postgres.signalAll(frozen ? "STOP" : "CONT");
+            }
+
+            @Override
+            public void brokerOutage(Duration down) {
+                cluster.broker().kill();
+                try {
+                    ChildProcess.sleep(down.toMillis());
+                } finally {
+                    cluster.broker().start();
+                }
             }
         };
     }

@@ -47,6 +47,14 @@ public record ChaosSettings(long seed, String mode, Duration load, double intent
         return "full".equals(mode) ? Duration.ofSeconds(35) : Duration.ofSeconds(8);
     }
 
+    /**
+     * How long the one broker outage keeps Kafka down: in the full mode past the producers' 120 s delivery timeout
+     * (so sends fail in their producers, not only wait); none in the quick mode, whose load is shorter than that.
+     */
+    public Duration brokerOutage() {
+        return "full".equals(mode) ? Duration.ofSeconds(130) : Duration.ZERO;
+    }
+
     public static ChaosSettings full(long seed, Path root, Path work) {
         return new ChaosSettings(seed, "full", Duration.ofMinutes(15), 12, 5, root, work);
     }

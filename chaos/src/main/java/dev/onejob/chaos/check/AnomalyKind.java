@@ -45,6 +45,17 @@ public enum AnomalyKind {
      * phantom UNKNOWN, which invites a failover for a request nobody sent.
      */
     OUTCOME_WITHOUT_CALL("outcome-without-call"),
+    /**
+     * A provider sent a usable answer in time (billed), and no SUCCEEDED completion for its attempt ever reached
+     * attempt-completions, while no worker was killed or frozen during the attempt: a paid answer lost.
+     */
+    PAID_ANSWER_LOST("paid-answer-lost"),
+    /**
+     * A job paid more than once without a reason: an earlier paid attempt had a usable answer (no definite failure
+     * of that answer calls for the next attempt), no operator resolved it, and no worker was lost while it was live.
+     * A second paid call after a contract violation or an unstorable answer is designed failover, and not this.
+     */
+    SECOND_PAID_CALL("second-paid-call"),
     /** Two attempts of one job live at the same time. */
     OVERLAPPING_ATTEMPTS("overlapping-attempts"),
     /** After the drain: a job or attempt still waiting for a component, not for a person. */

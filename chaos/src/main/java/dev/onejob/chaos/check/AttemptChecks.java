@@ -28,17 +28,21 @@ final class AttemptChecks {
     private final RunRecord run;
     private final CheckReport.Builder report;
     private final Map<String, AttemptRow> attempts = new LinkedHashMap<>();
+    private final List<long[]> workerFaults;
 
     private AttemptChecks(RunRecord run, CheckReport.Builder report) {
         this.run = run;
         this.report = report;
         run.attempts().forEach(a -> attempts.put(a.id(), a));
+        this.workerFaults = workerFaultWindows(run);
     }
 
     static void check(RunRecord run, CheckReport.Builder report) {
         AttemptChecks checks = new AttemptChecks(run, report);
         checks.providerCalls();
         checks.outcomesWithoutCall();
+        checks.paidAnswersLost();
+        checks.secondPaidCalls();
         checks.overlappingAttempts();
         checks.stuck();
         checks.attemptCommands();
@@ -115,6 +119,102 @@ final class AttemptChecks {
                         + attempt.startedAt() + ") but no provider saw a call for it");
             }
         }
+    }
+
+    /** A worker's SIGSTOP as the history records it: "stop-worker worker-1 SIGSTOP for 40 s, then SIGCONT". */
+    private static final java.util.regex.Pattern WORKER_STOP =
+            java.util.regex.Pattern.compile("(worker-\\S+) SIGSTOP for (\\d+) s");
+
+    /**
+     * Paid answers that never became a completion: an attempt whose call sent a usable answer in time
+     * ({@link ProviderCall#deliveredUsableAnswer()}) without any SUCCEEDED record of it on {@code attempt-completions},
+     * started and not its job's winner (a call before the start, or a winner's missing record, are other checks').
+     * Excused: a worker killed or frozen while the attempt was live (the answer was in that worker's memory only);
+     * nothing else, since the worker publishes until the broker has it and drains on SIGTERM.
+     */
+    private void paidAnswersLost() {
+        Set<String> succeeded = run.completions().stream().filter(c -> "SUCCEEDED".equals(c.outcome()))
+                .map(RunRecord.Completion::attemptId).collect(Collectors.toSet());
+        Set<String> delivered = attemptCalls(run).stream().filter(ProviderCall::deliveredUsableAnswer)
+                .map(ProviderCall::idempotencyKey).collect(Collectors.toSet());
+        Set<String> winners = run.jobs().stream().map(JobRow::completedBy).filter(java.util.Objects::nonNull)
+                .collect(Collectors.toSet());
+        for (String id : delivered) {
+            AttemptRow attempt = attempts.get(id);
+            if (attempt.startedAt() != null && !succeeded.contains(id) && !winners.contains(id)
+                    && !workerFaultDuring(attempt)) {
+                report.anomaly(AnomalyKind.PAID_ANSWER_LOST, "attempt " + id, "its provider sent a usable answer"
+                        + " (status 200) but no SUCCEEDED completion reached attempt-completions (" + attempt.status()
+                        + ")");
+            }
+        }
+    }
+
+    /**
+     * Jobs paid more than once without a reason: a job with paid calls for several attempts, where an earlier paid
+     * attempt had a usable answer (so no definite failure of that answer explains the next attempt), was not
+     * resolved by an operator (whose call it is to resolve an UNKNOWN attempt whose provider may yet answer; those
+     * are counted in {@link RunFigures#PAID_TWICE_AFTER_A_RESOLVE}), and lost no worker while it was live.
+     */
+    private void secondPaidCalls() {
+        Set<String> resolved = resolvedByAnOperator(run);
+        paidAttemptsByJob(run).forEach((jobId, paid) -> {
+            for (AttemptRow earlier : paid.subList(0, paid.size() - 1)) {
+                if (!deliveredUsableAnswer(run, earlier.id()) || resolved.contains(earlier.id())
+                        || workerFaultDuring(earlier)) {
+                    continue;
+                }
+                report.anomaly(AnomalyKind.SECOND_PAID_CALL, "job " + jobId, paid.size() + " paid attempts; attempt "
+                        + earlier.number() + " (" + earlier.status() + ", started " + earlier.startedAt()
+                        + ") was sent a usable answer, and no operator resolved it");
+            }
+        });
+    }
+
+    /** Jobs with paid calls for more than one attempt, each with its paid attempts in attempt order. */
+    static Map<String, List<AttemptRow>> paidAttemptsByJob(RunRecord run) {
+        Set<String> paid = attemptCalls(run).stream().filter(ProviderCall::paid).map(ProviderCall::idempotencyKey)
+                .collect(Collectors.toSet());
+        Map<String, List<AttemptRow>> byJob = new LinkedHashMap<>();
+        run.attempts().stream().filter(a -> paid.contains(a.id()))
+                .forEach(a -> byJob.computeIfAbsent(a.jobId(), j -> new ArrayList<>()).add(a));
+        byJob.values().removeIf(list -> list.size() < 2);
+        byJob.values().forEach(list -> list.sort(Comparator.comparingInt(AttemptRow::number)));
+        return byJob;
+    }
+
+    static boolean deliveredUsableAnswer(RunRecord run, String attemptId) {
+        return attemptCalls(run).stream()
+                .anyMatch(c -> c.idempotencyKey().equals(attemptId) && c.deliveredUsableAnswer());
+    }
+
+    /** Attempts an operator asked to resolve (the history's resolve invocations; the attempt id is their key). */
+    static Set<String> resolvedByAnOperator(RunRecord run) {
+        return run.ops().stream().filter(op -> "resolve".equals(op.f()) && dev.onejob.chaos.history.Op.INVOKE.equals(
+                op.type()) && op.key() != null).map(dev.onejob.chaos.history.Op::key).collect(Collectors.toSet());
+    }
+
+    private boolean workerFaultDuring(AttemptRow attempt) {
+        if (attempt.startedAt() == null) {
+            return false;
+        }
+        long from = attempt.startedAt().toEpochMilli() - 1_000;
+        long to = end(attempt) == Instant.MAX ? Long.MAX_VALUE : end(attempt).toEpochMilli();
+        return workerFaults.stream().anyMatch(w -> w[0] <= to && w[1] >= from);
+    }
+
+    /** [from, to] in epoch ms of every worker kill (an instant) and worker SIGSTOP (its whole freeze). */
+    private static List<long[]> workerFaultWindows(RunRecord run) {
+        List<long[]> windows = new ArrayList<>();
+        run.ops().stream().filter(op -> "fault".equals(op.f()) && op.detail() != null).forEach(op -> {
+            java.util.regex.Matcher stop = WORKER_STOP.matcher(op.detail());
+            if (stop.find()) {
+                windows.add(new long[] {op.time(), op.time() + Long.parseLong(stop.group(2)) * 1000});
+            } else if (op.detail().contains("worker-") && op.detail().contains("kill -9")) {
+                windows.add(new long[] {op.time(), op.time()});
+            }
+        });
+        return windows;
     }
 
     /** UNKNOWN, resolved out of band (it was UNKNOWN or overdue), or FAILED with what only an answer gives. */

@@ -34,6 +34,15 @@ public final class RunFigures {
     public static final String JOBS = "jobs";
     public static final String ATTEMPTS = "attempts";
     public static final String PROVIDER_CALLS = "provider calls";
+    public static final String PAID_CALLS = "paid provider calls";
+    /** Jobs with paid calls (answers billed) for more than one of their attempts, explained or not. */
+    public static final String JOBS_PAID_TWICE = "jobs paid more than once";
+    /**
+     * Of those, the jobs whose earlier paid attempt had a usable answer and was resolved by an operator before the
+     * answer was applied: an UNKNOWN that the pipeline's own delay made (the answer was on its way), and a second
+     * call the operator's resolve paid for.
+     */
+    public static final String PAID_TWICE_AFTER_A_RESOLVE = "jobs paid twice after a resolve overtook an answer";
     public static final String LOST_RACES = "lost races";
     public static final String AWAITING_RESOLUTION = "intents awaiting resolution";
     public static final String ANOMALIES = "anomalies";
@@ -66,7 +75,17 @@ public final class RunFigures {
         for (AttemptStatus status : AttemptStatus.values()) {
             report.figure(ATTEMPTS + " " + status, count(run.attempts(), a -> status.name().equals(a.status())));
         }
+        List<RunRecord.ProviderCall> paid = AttemptChecks.attemptCalls(run).stream()
+                .filter(RunRecord.ProviderCall::paid).toList();
+        Map<String, List<RunRecord.AttemptRow>> paidTwice = AttemptChecks.paidAttemptsByJob(run);
+        java.util.Set<String> resolved = AttemptChecks.resolvedByAnOperator(run);
+        long overtaken = paidTwice.values().stream().filter(list -> list.subList(0, list.size() - 1).stream()
+                .anyMatch(a -> resolved.contains(a.id()) && AttemptChecks.deliveredUsableAnswer(run, a.id())))
+                .count();
         report.figure(PROVIDER_CALLS, AttemptChecks.attemptCalls(run).size())
+                .figure(PAID_CALLS, paid.size())
+                .figure(JOBS_PAID_TWICE, paidTwice.size())
+                .figure(PAID_TWICE_AFTER_A_RESOLVE, overtaken)
                 .figure(LOST_RACES, run.raceAudits().size())
                 .figure(AWAITING_RESOLUTION, AttemptChecks.awaitingResolution(run));
     }

@@ -94,7 +94,27 @@ public record RunRecord(List<Op> ops, List<JobRow> jobs, List<AttemptRow> attemp
      * @param idempotencyKey the Idempotency-Key header: the attempt id for calls made by an attempt
      * @param protocol       the simulator protocol, e.g. {@code openai-chat} or {@code anthropic-count-tokens}
      * @param status         the HTTP status answered, or null when none was (a hang, a reset)
+     * @param behaviour      the simulator behaviour applied: {@link #ANSWER} for a plain answer in time, else e.g.
+     *                       {@code hang}, {@code drop_field}, {@code poison_answer}
      */
-    public record ProviderCall(String simulator, String idempotencyKey, String protocol, Integer status) {
+    public record ProviderCall(String simulator, String idempotencyKey, String protocol, Integer status,
+                               String behaviour) {
+        /** The behaviour of a call answered in time with a usable answer. */
+        public static final String ANSWER = "answer";
+
+        /** A call with a plain answer (or none, by its status). */
+        public ProviderCall(String simulator, String idempotencyKey, String protocol, Integer status) {
+            this(simulator, idempotencyKey, protocol, status, ANSWER);
+        }
+
+        /** Billed by the provider: it answered 200. */
+        public boolean paid() {
+            return status != null && status == 200;
+        }
+
+        /** Paid, and its answer was usable and sent in time: the worker had it to publish. */
+        public boolean deliveredUsableAnswer() {
+            return paid() && ANSWER.equals(behaviour);
+        }
     }
 }

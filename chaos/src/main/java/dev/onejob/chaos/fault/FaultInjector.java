@@ -32,6 +32,9 @@ public final class FaultInjector implements AutoCloseable {
 
         /** SIGSTOP ({@code true}) or SIGCONT ({@code false}) of every process of the run's PostgreSQL cluster. */
         void freezePostgres(boolean frozen);
+
+        /** Kills the broker, keeps it down for {@code down}, and starts it again on its data. */
+        void brokerOutage(Duration down);
     }
 
     private final FaultSchedule schedule;
@@ -39,6 +42,7 @@ public final class FaultInjector implements AutoCloseable {
     private final Target target;
     private final Duration freezeFor;
     private final Duration postgresFreeze;
+    private final Duration brokerOutage;
     private final ScheduledExecutorService thawer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread thread = new Thread(r, "chaos-thaw");
         thread.setDaemon(true);
@@ -51,15 +55,17 @@ public final class FaultInjector implements AutoCloseable {
 
     /**
      * {@code freezeFor}: how long a stopped worker stays stopped; {@code postgresFreeze}: how long PostgreSQL does
-     * (the injector waits it out and thaws it before the next fault, so the two never overlap).
+     * (the injector waits it out and thaws it before the next fault, so the two never overlap); {@code brokerOutage}:
+     * how long a {@link FaultKind#BROKER_OUTAGE} keeps the broker down (waited out too; the schedule leaves room).
      */
     public FaultInjector(FaultSchedule schedule, History history, Target target, Duration freezeFor,
-                         Duration postgresFreeze) {
+                         Duration postgresFreeze, Duration brokerOutage) {
         this.schedule = schedule;
         this.history = history;
         this.target = target;
         this.freezeFor = freezeFor;
         this.postgresFreeze = postgresFreeze;
+        this.brokerOutage = brokerOutage;
         this.thread = new Thread(this::run, "chaos-faults");
         thread.setDaemon(true);
     }
@@ -120,6 +126,12 @@ public final class FaultInjector implements AutoCloseable {
                     history.info("fault", label + " " + worker + " SIGTERM (drains its calls), started again after"
                             + " 2 s");
                     target.terminateAndRestart(worker, Duration.ofSeconds(2));
+                }
+                case BROKER_OUTAGE -> {
+                    history.info("fault", label + " kafka kill -9, down for " + brokerOutage.toSeconds()
+                            + " s (past the producers' 120 s delivery timeout), then started again on its data");
+                    target.brokerOutage(brokerOutage);
+                    history.info("note", "kafka started again after the outage");
                 }
                 case FREEZE_POSTGRES -> {
                     history.info("fault", label + " SIGSTOP of the run's own cluster for "

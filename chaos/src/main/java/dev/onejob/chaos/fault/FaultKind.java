@@ -25,7 +25,18 @@ public enum FaultKind {
      * SIGSTOP of every process of the run's own PostgreSQL cluster (the server and each backend), then SIGCONT: a
      * database host that stops answering without closing a socket, so only the clients' timeouts notice.
      */
-    FREEZE_POSTGRES("freeze-postgres");
+    FREEZE_POSTGRES("freeze-postgres"),
+    /**
+     * The Kafka broker killed and kept down for longer than the producers' delivery timeout (120 s), then started
+     * on its data: every send of that time fails in its producer, and only a sender that tries again gets through.
+     * Once per run, in the full mode only ({@link FaultSchedule#draw}); it has its own stretch of the schedule.
+     */
+    BROKER_OUTAGE("broker-outage");
+
+    /** The kinds each round of a schedule holds: all but the once-a-run {@link #BROKER_OUTAGE}. */
+    public static java.util.List<FaultKind> perRound() {
+        return java.util.Arrays.stream(values()).filter(kind -> kind != BROKER_OUTAGE).toList();
+    }
 
     private final String label;
 

@@ -18,24 +18,49 @@ public record FaultSchedule(List<Fault> faults) {
     public record Fault(Duration at, FaultKind kind, int target) {
     }
 
+    /** Without a broker outage. */
     public static FaultSchedule draw(long seed, Duration load, int rounds) {
+        return draw(seed, load, rounds, Duration.ZERO);
+    }
+
+    /**
+     * With a {@link FaultKind#BROKER_OUTAGE} of {@code brokerOutage} (none when zero) at a drawn point between 25%
+     * and 50% of the load: the other faults are spread over the window less the outage and a recovery of
+     * {@link #OUTAGE_RECOVERY}, and none falls inside that stretch.
+     */
+    public static FaultSchedule draw(long seed, Duration load, int rounds, Duration brokerOutage) {
         Random random = new Random(seed ^ 0x5DEECE66DL);
         List<FaultKind> kinds = new ArrayList<>();
         for (int round = 0; round < rounds; round++) {
-            kinds.addAll(List.of(FaultKind.values()));
+            kinds.addAll(FaultKind.perRound());
         }
         Collections.shuffle(kinds, random);
+        long gap = brokerOutage.isZero() ? 0 : brokerOutage.plus(OUTAGE_RECOVERY).toMillis();
         long from = load.toMillis() * 8 / 100;
-        long to = load.toMillis() * 85 / 100;
+        long to = load.toMillis() * 85 / 100 - gap;
+        if (to - from < kinds.size()) {
+            throw new IllegalArgumentException("a load of " + load + " leaves no room for " + kinds.size()
+                    + " faults and a broker outage of " + brokerOutage);
+        }
         long slot = (to - from) / kinds.size();
+        // Drawn only with an outage, so that a seed without one replays the schedule it always had.
+        long outageAt = gap == 0 ? Long.MAX_VALUE
+                : load.toMillis() * 25 / 100 + (long) (random.nextDouble() * load.toMillis() / 4);
         List<Fault> faults = new ArrayList<>();
         for (int i = 0; i < kinds.size(); i++) {
             long at = from + i * slot + (long) (random.nextDouble() * slot / 2);
-            faults.add(new Fault(Duration.ofMillis(at), kinds.get(i), random.nextInt(2)));
+            faults.add(new Fault(Duration.ofMillis(gap > 0 && at >= outageAt ? at + gap : at), kinds.get(i),
+                    random.nextInt(2)));
+        }
+        if (gap > 0) {
+            faults.add(new Fault(Duration.ofMillis(outageAt), FaultKind.BROKER_OUTAGE, 0));
         }
         faults.sort(Comparator.comparing(Fault::at));
         return new FaultSchedule(List.copyOf(faults));
     }
+
+    /** After a broker outage, how long before the next fault: clients reconnect, groups rejoin, backlogs drain. */
+    public static final Duration OUTAGE_RECOVERY = Duration.ofSeconds(20);
 
     public String describe() {
         StringBuilder text = new StringBuilder();

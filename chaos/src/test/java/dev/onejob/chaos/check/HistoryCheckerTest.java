@@ -27,6 +27,7 @@ import dev.onejob.chaos.check.RunRecord.RequestOutcome;
 import dev.onejob.chaos.history.Op;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -79,6 +80,9 @@ class HistoryCheckerTest {
         expected.put("attempts CANCELLED", 1L);
         expected.put("attempts DISCARDED", 1L);
         expected.put("provider calls", 5L);
+        expected.put("paid provider calls", 2L);
+        expected.put("jobs paid more than once", 0L);
+        expected.put("jobs paid twice after a resolve overtook an answer", 0L);
         expected.put("lost races", 1L);
         expected.put("intents awaiting resolution", 2L);
         expected.put(RunFigures.DEAD_LETTERS_REPEATED, 0L);
@@ -220,6 +224,13 @@ class HistoryCheckerTest {
                                     a.provider(), "FAILED", a.createdAt(), a.startedAt(), a.finishedAt(),
                                     "resolved_failed", "resolved by ops: looked stuck"));
                         }),
+                broken("a usable answer sent in time that never became a completion", AnomalyKind.PAID_ANSWER_LOST,
+                        r -> answerInTime(r, CleanRun.ATT_F1, ProviderCall.ANSWER)),
+                broken("a usable answer, no operator's resolve, and a second paid attempt", AnomalyKind.SECOND_PAID_CALL,
+                        r -> {
+                            answerInTime(r, CleanRun.ATT_B1, ProviderCall.ANSWER);
+                            forgetResolves(r, CleanRun.ATT_B1);
+                        }),
                 broken("a second attempt created before the first finished", AnomalyKind.OVERLAPPING_ATTEMPTS,
                         r -> replaceAttempt(r, ATT_B2, a -> new AttemptRow(a.id(), a.jobId(), a.number(),
                                 a.provider(), a.status(), t(4), a.startedAt(), a.finishedAt()))),
@@ -251,6 +262,74 @@ class HistoryCheckerTest {
 
     private static void replaceAttempt(CleanRun run, String attemptId, UnaryOperator<AttemptRow> change) {
         run.attempts.replaceAll(a -> a.id().equals(attemptId) ? change.apply(a) : a);
+    }
+
+    /** The attempt's call answered 200 with {@code behaviour}, in place of what the clean run has. */
+    private static void answerInTime(CleanRun run, String attemptId, String behaviour) {
+        run.calls.removeIf(c -> c.idempotencyKey().equals(attemptId) && !AttemptChecks.COUNT_TOKENS_PROTOCOL.equals(
+                c.protocol()));
+        run.calls.add(new ProviderCall("openai", attemptId, "openai-chat", 200, behaviour));
+    }
+
+    /** The run without the operator's resolve of {@code attemptId}. */
+    private static void forgetResolves(CleanRun run, String attemptId) {
+        run.ops.removeIf(op -> "resolve".equals(op.f()) && attemptId.equals(op.key()));
+    }
+
+    @Test
+    void aSecondPaidCallAfterAnOperatorsResolveIsCountedNotFlagged() {
+        // given attempt 1 of job B sent a usable answer in time, and the operator resolved it before it was applied
+        CleanRun run = new CleanRun();
+        answerInTime(run, CleanRun.ATT_B1, ProviderCall.ANSWER);
+
+        // then the second paid attempt was the operator's call: a figure, not an anomaly
+        CheckReport report = HistoryChecker.check(run.build());
+        assertTrue(report.passed(), report::render);
+        assertEquals(1, report.figure(RunFigures.JOBS_PAID_TWICE));
+        assertEquals(1, report.figure(RunFigures.PAID_TWICE_AFTER_A_RESOLVE));
+    }
+
+    @Test
+    void aSecondPaidCallAfterALateAnswerOrAWorkerLostWithTheAnswerIsDesignedFailover() {
+        // given attempt 1 of job B paid but answered only after its soft timeout (no operator involved)
+        CleanRun late = new CleanRun();
+        answerInTime(late, CleanRun.ATT_B1, "hang");
+        forgetResolves(late, CleanRun.ATT_B1);
+        // and attempt 1 answered in time, but its worker was killed while the attempt was live
+        CleanRun killed = new CleanRun();
+        answerInTime(killed, CleanRun.ATT_B1, ProviderCall.ANSWER);
+        forgetResolves(killed, CleanRun.ATT_B1);
+        killed.ops.add(new dev.onejob.chaos.history.Op(CleanRun.t(3).toEpochMilli(), 997,
+                dev.onejob.chaos.history.Op.INFO, "fault", null, null, null, null, null, null, null,
+                "kill-worker worker-2 kill -9, started again after 2 s"));
+        // and the same with a worker frozen from before the start until after it
+        CleanRun frozen = new CleanRun();
+        answerInTime(frozen, CleanRun.ATT_B1, ProviderCall.ANSWER);
+        forgetResolves(frozen, CleanRun.ATT_B1);
+        frozen.ops.add(new dev.onejob.chaos.history.Op(CleanRun.t(0).toEpochMilli(), 996,
+                dev.onejob.chaos.history.Op.INFO, "fault", null, null, null, null, null, null, null,
+                "stop-worker worker-1 SIGSTOP for 40 s, then SIGCONT"));
+
+        // then none of them is an anomaly, though each job was paid twice
+        for (CleanRun run : List.of(late, killed, frozen)) {
+            CheckReport report = HistoryChecker.check(run.build());
+            assertTrue(report.passed(), report::render);
+            assertEquals(1, report.figure(RunFigures.JOBS_PAID_TWICE));
+        }
+    }
+
+    @Test
+    void aPaidAnswerLostWithItsWorkerIsExcused() {
+        // given the UNKNOWN attempt of job F was sent a usable answer, and a worker was killed while it was live
+        CleanRun run = new CleanRun();
+        answerInTime(run, CleanRun.ATT_F1, ProviderCall.ANSWER);
+        run.ops.add(new dev.onejob.chaos.history.Op(CleanRun.t(30).toEpochMilli(), 995,
+                dev.onejob.chaos.history.Op.INFO, "fault", null, null, null, null, null, null, null,
+                "kill-worker worker-1 kill -9, started again after 2 s"));
+
+        // then its answer was in that worker's memory only
+        CheckReport report = HistoryChecker.check(run.build());
+        assertTrue(report.passed(), report::render);
     }
 
     @Test

@@ -121,7 +121,7 @@ class TopicRecordsTest {
         List<ProviderCall> calls = RunRecordCollector.providerCalls(List.of(file));
 
         assertEquals(List.of(new ProviderCall("openai", WINNER.toString(), "openai-chat", 200),
-                new ProviderCall("openai", LOSER.toString(), "openai-chat", null)), calls);
+                new ProviderCall("openai", LOSER.toString(), "openai-chat", null, "hang")), calls);
     }
 
     private static Attempt attempt(UUID id, int number, AttemptStatus status) {

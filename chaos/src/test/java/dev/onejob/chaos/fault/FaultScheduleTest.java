@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -24,9 +25,10 @@ class FaultScheduleTest {
         FaultSchedule schedule = FaultSchedule.draw(7, load, 3);
         Map<FaultKind, Integer> counts = new EnumMap<>(FaultKind.class);
         schedule.faults().forEach(f -> counts.merge(f.kind(), 1, Integer::sum));
-        for (FaultKind kind : FaultKind.values()) {
+        for (FaultKind kind : FaultKind.perRound()) {
             assertEquals(3, counts.get(kind), kind.label());
         }
+        assertEquals(null, counts.get(FaultKind.BROKER_OUTAGE), "no outage unless asked for");
         long slot = (load.toMillis() * 77 / 100) / schedule.faults().size();
         for (int i = 0; i < schedule.faults().size(); i++) {
             long at = schedule.faults().get(i).at().toMillis();
@@ -35,5 +37,25 @@ class FaultScheduleTest {
                 assertTrue(at - schedule.faults().get(i - 1).at().toMillis() >= slot / 2, "apart: " + at);
             }
         }
+    }
+
+    @Test
+    void aBrokerOutageStrikesOnceWithItsStretchFreeOfOtherFaults() {
+        Duration load = Duration.ofMinutes(15);
+        Duration outage = Duration.ofSeconds(130);
+        FaultSchedule schedule = FaultSchedule.draw(11, load, 5, outage);
+
+        List<FaultSchedule.Fault> outages = schedule.faults().stream()
+                .filter(f -> f.kind() == FaultKind.BROKER_OUTAGE).toList();
+        assertEquals(1, outages.size());
+        long start = outages.get(0).at().toMillis();
+        long end = start + outage.plus(FaultSchedule.OUTAGE_RECOVERY).toMillis();
+        assertTrue(start >= load.toMillis() / 4 && start <= load.toMillis() / 2, "at " + start);
+        for (FaultSchedule.Fault fault : schedule.faults()) {
+            long at = fault.at().toMillis();
+            assertTrue(fault == outages.get(0) || at < start || at >= end, fault + " inside the outage's stretch");
+            assertTrue(at < load.toMillis() * 85 / 100, "inside the window: " + at);
+        }
+        assertEquals(5 * FaultKind.perRound().size() + 1, schedule.faults().size());
     }
 }

@@ -6,6 +6,7 @@ import dev.onejob.core.contract.Contract;
 import dev.onejob.core.contract.Contracts;
 import dev.onejob.core.db.DatabaseException;
 import dev.onejob.core.events.AttemptCommand;
+import dev.onejob.core.events.AttemptCompletion;
 import dev.onejob.core.events.Headers;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.KafkaConfig;
@@ -72,8 +73,18 @@ public final class AttemptWorker implements Loops.Loop {
     private final AtomicBoolean running = new AtomicBoolean(true);
     /** Waits between rereads of a poll while PostgreSQL is away; only the poll thread touches it. */
     private final Backoff backoff = Backoff.standard();
-    /** Start tokens of records whose start failed with a database error, by topic-partition@offset (poll thread). */
-    private final Map<String, UUID> startTokens = new HashMap<>();
+    /**
+     * Starts in doubt, by attempt id (poll thread only): a start whose transaction failed with a database error may
+     * have committed. Each keeps its token, so that this worker, and only it, recognises the start as its own, on
+     * the record's next reading or, if the partition moved to another worker meanwhile, in {@link #resolveDoubts}.
+     */
+    private final Map<UUID, Doubt> doubtful = new HashMap<>();
+    /** Counted down when the poll loop has ended: no record is handled, and no call launched, after it. */
+    private final java.util.concurrent.CountDownLatch pollLoopEnded = new java.util.concurrent.CountDownLatch(1);
+
+    /** A start in doubt: the token it was written with, and what the call needs. */
+    private record Doubt(UUID token, AttemptCommand command, ProviderConfig provider, Contract contract) {
+    }
 
     private final WorkerMetrics metrics;
     private volatile Duration drain = Duration.ofSeconds(10);
@@ -131,6 +142,7 @@ public final class AttemptWorker implements Loops.Loop {
         try {
             consumer.subscribe(List.of(Topics.ATTEMPT_COMMANDS.name()));
             while (running.get()) {
+                resolveDoubts();
                 applyBackpressure();
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(200));
                 if (records.isEmpty()) {
@@ -157,14 +169,57 @@ public final class AttemptWorker implements Loops.Loop {
             log.error("event=worker_stopped error=\"{}\"", e.toString(), e);
             throw e;
         } finally {
+            pollLoopEnded.countDown();
             consumer.close(Duration.ofSeconds(5));
             deadLetters.close(Duration.ofSeconds(5));
         }
     }
 
+    /**
+     * Settles each start in doubt with its own token: still STARTING with it, the start was ours and the call is
+     * made now (another worker reading the record finds a foreign token and skips it); UNKNOWN with it (the sweeper
+     * came first), the request never left this worker, which says so with a FAILED completion that is not sent, so
+     * the reconciler fails over as for any definite failure instead of leaving a phantom UNKNOWN for an operator;
+     * anything else was settled by someone else. A database still away leaves the doubts for the next round.
+     */
+    private void resolveDoubts() {
+        for (Doubt doubt : List.copyOf(doubtful.values())) {
+            try (LogContext ignored = LogContext.of(doubt.command().jobId(), doubt.command().attemptId())) {
+                settle(doubt);
+            } catch (DatabaseException e) {
+                return;
+            }
+        }
+    }
+
+    /** Starts the attempt with the doubt's token and acts on the answer; the doubt is settled unless this throws. */
+    private void settle(Doubt doubt) {
+        AttemptCommand command = doubt.command();
+        TransitionOutcome started = ledger.start(command.attemptId(), doubt.provider().softTimeout(), doubt.token());
+        boolean unsent = started instanceof TransitionOutcome.NotApplied
+                && ledger.isUnknownWithToken(command.attemptId(), doubt.token());
+        doubtful.remove(command.attemptId());
+        if (started instanceof TransitionOutcome.Applied) {
+            log.info("event=start_recognised job={} attempt={} action=call", command.jobId(), command.attemptId());
+            launch(command, doubt.provider(), doubt.contract());
+        } else if (unsent) {
+            String message = "this worker's start of the attempt committed but its acknowledgement was lost, and the"
+                    + " attempt was made UNKNOWN before the worker could tell; the request was never sent";
+            log.warn("event=start_unsent job={} attempt={} action=fail_not_sent", command.jobId(), command.attemptId());
+            publishNow(Completions.notRunnable(command, NOT_SENT, message));
+        }
+    }
+
+    /** The code of a FAILED completion for an attempt whose start this worker made but whose request it never sent. */
+    static final String NOT_SENT = "not_sent";
+
     private void handlePoll(ConsumerRecords<byte[], byte[]> records) {
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         for (ConsumerRecord<byte[], byte[]> record : records) {
+            if (!running.get()) {
+                // Shutting down: no new call; the records not handled are not committed and go to another worker.
+                break;
+            }
             handle(record);
             offsets.put(new TopicPartition(record.topic(), record.partition()), new OffsetAndMetadata(record.offset() + 1));
         }
@@ -228,38 +283,40 @@ public final class AttemptWorker implements Loops.Loop {
             log.warn("event=command_not_runnable job={} attempt={} code={} reason=\"{}\"", command.jobId(),
                     command.attemptId(), code, message);
             metrics.notRunnable(code);
-            try {
-                completions.publishAsync(Completions.notRunnable(command, code, message)).get();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while publishing a completion", e);
-            } catch (java.util.concurrent.ExecutionException e) {
-                throw new IllegalStateException("the completion of a command this worker cannot run was not"
-                        + " published: " + e.getCause(), e.getCause());
-            }
+            publishNow(Completions.notRunnable(command, code, message));
             return;
         }
-        // The token names this handling of this record. When PostgreSQL committed the start but the answer was lost,
-        // the record is read again after the rewind with the same token, and the start is recognised as ours.
-        String where = record.topic() + "-" + record.partition() + "@" + record.offset();
-        UUID token = startTokens.getOrDefault(where, UUID.randomUUID());
+        // The token names this one start. When PostgreSQL committed the start but the answer was lost, the doubt
+        // keeps the token, and the start is recognised as this worker's own on the next reading or in resolveDoubts.
+        Doubt earlier = doubtful.remove(command.attemptId());
+        UUID token = earlier == null ? UUID.randomUUID() : earlier.token();
         TransitionOutcome started;
         try {
             started = ledger.start(command.attemptId(), provider.softTimeout(), token);
         } catch (DatabaseException e) {
-            if (startTokens.size() >= 10_000) {
-                startTokens.clear();
+            if (doubtful.size() >= 10_000) {
+                log.warn("event=doubts_dropped count={} reason=\"too many starts in doubt\"", doubtful.size());
+                doubtful.clear();
             }
-            startTokens.put(where, token);
+            doubtful.put(command.attemptId(), new Doubt(token, command, provider, contract));
             throw e;
         }
-        startTokens.remove(where);
         if (started instanceof TransitionOutcome.NotApplied notApplied) {
+            if (earlier != null) {
+                doubtful.put(command.attemptId(), earlier);
+                settle(earlier);
+                return;
+            }
             metrics.skipped();
             log.info("event=command_skipped job={} attempt={} status={} reason=\"already started or finished\"",
                     command.jobId(), command.attemptId(), notApplied.current());
             return;
         }
+        launch(command, provider, contract);
+    }
+
+    /** Makes the call of a started attempt and publishes its outcome (and a late answer) until the broker has it. */
+    private void launch(AttemptCommand command, ProviderConfig provider, Contract contract) {
         log.info("event=attempt_started job={} attempt={} provider={} soft_timeout={}", command.jobId(),
                 command.attemptId(), provider.id(), provider.softTimeout());
         inFlight.incrementAndGet();
@@ -278,6 +335,19 @@ public final class AttemptWorker implements Loops.Loop {
             }
             published.whenComplete((ignored, failure) -> inFlight.decrementAndGet());
         });
+    }
+
+    /** Publishes a completion and waits until the broker has it (for outcomes decided on the poll thread). */
+    private void publishNow(AttemptCompletion completion) {
+        try {
+            completions.publishAsync(completion).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while publishing a completion", e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException("a completion decided without a call was not published: " + e.getCause(),
+                    e.getCause());
+        }
     }
 
     private void deadLetter(ConsumerRecord<byte[], byte[]> record, String reason) {
@@ -310,11 +380,20 @@ public final class AttemptWorker implements Loops.Loop {
     public void close(Duration grace) {
         running.set(false);
         consumer.wakeup();
+        long deadline = System.nanoTime() + grace.toNanos();
+        // The poll thread may be inside a poll's records: wait until it launched its last call, or it would start
+        // calls after the drain counted none and closed the publisher, and their paid answers would be lost.
+        try {
+            if (!pollLoopEnded.await(grace.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                log.warn("event=poll_loop_not_ended drain_timeout={}", grace);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         int draining = inFlight.get();
         if (draining > 0) {
             log.info("event=draining calls_in_flight={} drain_timeout={}", draining, grace);
         }
-        long deadline = System.nanoTime() + grace.toNanos();
         while (inFlight.get() > 0 && System.nanoTime() < deadline) {
             try {
                 Thread.sleep(50);

@@ -7,18 +7,14 @@ import dev.onejob.core.db.Database;
 import dev.onejob.core.events.AttemptCompletion;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.ledger.Attempt;
+import dev.onejob.core.ledger.AttemptStatus;
 import dev.onejob.core.ledger.LedgerStore;
 import dev.onejob.testing.TestDatabase;
-import java.io.PrintWriter;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
-import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.logging.Logger;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -57,70 +53,47 @@ class LostStartAcknowledgementIT {
         assertEquals(1, fixture.primary.requestsWithIdempotencyKey(attempt.id().toString()));
     }
 
+    @Test
+    void aStartWhoseAnswerWasLostAndThatTheSweeperMadeUnknownIsFailedAsNeverSent() {
+        // given a worker whose next COMMIT succeeds but reports a lost connection, and a sweeper that makes the
+        // attempt UNKNOWN before the worker hears from PostgreSQL again
+        AtomicBoolean armed = new AtomicBoolean(true);
+        LedgerStore real = new LedgerStore(Database.wrap(TestDatabase.shared().dataSource()));
+        AtomicReference<Attempt> submitted = new AtomicReference<>();
+        // (the worker's group may still have other tests' commands to read: the fault waits for this attempt's start)
+        LedgerStore faulty = new LedgerStore(Database.wrap(new HookedDataSource(TestDatabase.shared().dataSource(),
+                () -> {
+                    Attempt ours = submitted.get();
+                    if (ours != null && real.attempt(ours.id()).orElseThrow().status() == AttemptStatus.STARTING
+                            && armed.compareAndSet(true, false)) {
+                        real.markUnknown(ours.id());
+                        throw new SQLException("An I/O error occurred while sending to the backend.", "08006");
+                    }
+                })));
+        fixture.startWorker(fixture.providers(Duration.ofSeconds(5), Duration.ofSeconds(10)),
+                new KafkaConfig(fixture.bootstrap), faulty);
+        Attempt attempt = fixture.submit(1, "I loved it").get(0);
+        submitted.set(attempt);
+
+        // when its command arrives
+        fixture.relay(1);
+
+        // then the worker knows its request never left: one FAILED completion, not sent, and no call
+        List<AttemptCompletion> completions = fixture.completions(List.of(attempt), 1, Duration.ofSeconds(30));
+        assertFalse(armed.get(), "the fault was injected");
+        assertEquals(1, completions.size(), completions.toString());
+        assertEquals(AttemptCompletion.Outcome.FAILED, completions.get(0).outcome());
+        assertEquals(AttemptWorker.NOT_SENT, completions.get(0).error().code());
+        assertFalse(completions.get(0).error().sent());
+        assertEquals(0, fixture.primary.requestsWithIdempotencyKey(attempt.id().toString()));
+    }
+
     /** Connections whose first COMMIT while {@code armed} commits, then throws as if the socket broke. */
     private static DataSource losingTheAnswerToCommit(DataSource real, AtomicBoolean armed) {
-        return new DataSource() {
-            @Override
-            public Connection getConnection() throws SQLException {
-                return wrap(real.getConnection());
+        return new HookedDataSource(real, () -> {
+            if (armed.compareAndSet(true, false)) {
+                throw new SQLException("An I/O error occurred while sending to the backend.", "08006");
             }
-
-            @Override
-            public Connection getConnection(String user, String password) throws SQLException {
-                return wrap(real.getConnection(user, password));
-            }
-
-            private Connection wrap(Connection connection) {
-                return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(),
-                        new Class<?>[] {Connection.class}, (proxy, method, args) -> {
-                            Object answer;
-                            try {
-                                answer = method.invoke(connection, args);
-                            } catch (InvocationTargetException e) {
-                                throw e.getCause();
-                            }
-                            if (method.getName().equals("commit") && armed.compareAndSet(true, false)) {
-                                throw new SQLException("An I/O error occurred while sending to the backend.",
-                                        "08006");
-                            }
-                            return answer;
-                        });
-            }
-
-            @Override
-            public PrintWriter getLogWriter() throws SQLException {
-                return real.getLogWriter();
-            }
-
-            @Override
-            public void setLogWriter(PrintWriter out) throws SQLException {
-                real.setLogWriter(out);
-            }
-
-            @Override
-            public void setLoginTimeout(int seconds) throws SQLException {
-                real.setLoginTimeout(seconds);
-            }
-
-            @Override
-            public int getLoginTimeout() throws SQLException {
-                return real.getLoginTimeout();
-            }
-
-            @Override
-            public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-                return real.getParentLogger();
-            }
-
-            @Override
-            public <T> T unwrap(Class<T> type) throws SQLException {
-                return real.unwrap(type);
-            }
-
-            @Override
-            public boolean isWrapperFor(Class<?> type) throws SQLException {
-                return real.isWrapperFor(type);
-            }
-        };
+        });
     }
 }

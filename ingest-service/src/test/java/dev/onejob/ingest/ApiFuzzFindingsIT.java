@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.json.Json;
+import dev.onejob.core.ledger.OperatorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,7 +41,9 @@ class ApiFuzzFindingsIT {
         JsonNode waiting = created(IngestFixture.BOSS, run + "-waiting", "{\"contract\":\"sentiment\","
                 + "\"variables\":{\"text\":\"x\"},\"target\":\"backup\",\"fallbacks\":[\"primary\"]}");
         ingest.ledger.start(firstAttempt(waiting), Duration.ofMinutes(10));
-        ingest.ledger.cancelAttempt(firstAttempt(waiting), "make room for the fallback button");
+        ingest.ledger.markUnknown(firstAttempt(waiting));
+        ingest.ledger.resolveCancelled(firstAttempt(waiting),
+                OperatorAction.of("test", OperatorAction.RESOLVE_CANCELLED, "make room for the fallback button"));
         List<String> failures = new ArrayList<>();
 
         // when U+0000 is sent in every string the service hands to PostgreSQL

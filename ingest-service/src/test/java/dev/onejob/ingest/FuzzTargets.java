@@ -2,6 +2,7 @@ package dev.onejob.ingest;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.json.Json;
+import dev.onejob.core.ledger.OperatorAction;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -56,7 +57,9 @@ final class FuzzTargets {
         // the boss's reversed job waits for its owner: the fallback button (with an override) may press
         UUID waiting = targets.firstAttempts(ingest, "boss").get(2);
         ingest.ledger.start(waiting, Duration.ofMinutes(10));
-        ingest.ledger.cancelAttempt(waiting, "fuzz: make room for the fallback button");
+        ingest.ledger.markUnknown(waiting);
+        ingest.ledger.resolveCancelled(waiting,
+                OperatorAction.of("test", OperatorAction.RESOLVE_CANCELLED, "fuzz: make room for the fallback button"));
         return targets;
     }
 

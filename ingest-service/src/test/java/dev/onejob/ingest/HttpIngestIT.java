@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.Topics;
+import dev.onejob.core.ledger.OperatorAction;
 import dev.onejob.testing.StartGate;
 import dev.onejob.testing.TopicProbe;
 import java.net.http.HttpResponse;
@@ -288,7 +289,9 @@ class HttpIngestIT {
             JsonNode job = json(ingest.submit(token, "cert-" + UUID.randomUUID(), body));
             UUID first = UUID.fromString(job.path("attempts").get(0).path("id").asText());
             ingest.ledger.start(first, Duration.ofSeconds(10));
-            ingest.ledger.cancelAttempt(first, "test: make room for the button");
+            ingest.ledger.markUnknown(first);
+            ingest.ledger.resolveCancelled(first,
+                    OperatorAction.of("test", OperatorAction.RESOLVE_CANCELLED, "test: make room for the button"));
             String path = "/v1/jobs/" + job.path("id").asText() + "/attempts";
 
             // when the owner presses the button for primary, then 422 with the reason, and no attempt

@@ -10,6 +10,7 @@ import dev.onejob.core.ledger.Attempt;
 import dev.onejob.core.ledger.LedgerStore;
 import dev.onejob.core.ledger.NewAttemptOutcome;
 import dev.onejob.core.ledger.NewJob;
+import dev.onejob.core.ledger.OperatorAction;
 import dev.onejob.core.ledger.SubmitOutcome;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -49,7 +50,8 @@ final class ReconcilerFixture {
     Attempt[] cancelledThenFallback() {
         Attempt a = startedJob("owner-a");
         ledger.markUnknown(a.id());
-        ledger.cancelAttempt(a.id(), "operator: outage");
+        ledger.resolveCancelled(a.id(),
+                OperatorAction.of("test", OperatorAction.RESOLVE_CANCELLED, "operator: outage"));
         Attempt b = assertInstanceOf(NewAttemptOutcome.Created.class, ledger.newAttempt(a.jobId(), "backup")).attempt();
         ledger.start(b.id(), Duration.ofSeconds(30));
         return new Attempt[] {a, b};

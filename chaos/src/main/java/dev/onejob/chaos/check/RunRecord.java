@@ -112,9 +112,13 @@ public record RunRecord(List<Op> ops, List<JobRow> jobs, List<AttemptRow> attemp
             return status != null && status == 200;
         }
 
-        /** Paid, and its answer was usable and sent in time: the worker had it to publish. */
+        /**
+         * Paid, and its answer was usable and sent before the worker's hard timeout, so the worker had it to publish:
+         * a plain {@link #ANSWER}, or a {@code hang} that answered (the run's late answers come at 4 s, past the soft
+         * timeout and before the 8 s hard one; a hang that never answers has no status).
+         */
         public boolean deliveredUsableAnswer() {
-            return paid() && ANSWER.equals(behaviour);
+            return paid() && (ANSWER.equals(behaviour) || "hang".equals(behaviour));
         }
     }
 }

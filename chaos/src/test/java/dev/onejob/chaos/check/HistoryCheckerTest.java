@@ -226,6 +226,8 @@ class HistoryCheckerTest {
                         }),
                 broken("a usable answer sent in time that never became a completion", AnomalyKind.PAID_ANSWER_LOST,
                         r -> answerInTime(r, CleanRun.ATT_F1, ProviderCall.ANSWER)),
+                broken("a late answer, before the hard timeout, that never became a completion",
+                        AnomalyKind.PAID_ANSWER_LOST, r -> answerInTime(r, CleanRun.ATT_F1, "hang")),
                 broken("a usable answer, no operator's resolve, and a second paid attempt", AnomalyKind.SECOND_PAID_CALL,
                         r -> {
                             answerInTime(r, CleanRun.ATT_B1, ProviderCall.ANSWER);
@@ -290,11 +292,11 @@ class HistoryCheckerTest {
     }
 
     @Test
-    void aSecondPaidCallAfterALateAnswerOrAWorkerLostWithTheAnswerIsDesignedFailover() {
-        // given attempt 1 of job B paid but answered only after its soft timeout (no operator involved)
-        CleanRun late = new CleanRun();
-        answerInTime(late, CleanRun.ATT_B1, "hang");
-        forgetResolves(late, CleanRun.ATT_B1);
+    void aSecondPaidCallAfterAnUnusableAnswerOrAWorkerLostWithTheAnswerIsDesignedFailover() {
+        // given attempt 1 of job B paid for an answer that broke its contract (no operator involved)
+        CleanRun violated = new CleanRun();
+        answerInTime(violated, CleanRun.ATT_B1, "drop_field");
+        forgetResolves(violated, CleanRun.ATT_B1);
         // and attempt 1 answered in time, but its worker was killed while the attempt was live
         CleanRun killed = new CleanRun();
         answerInTime(killed, CleanRun.ATT_B1, ProviderCall.ANSWER);
@@ -311,7 +313,7 @@ class HistoryCheckerTest {
                 "stop-worker worker-1 SIGSTOP for 40 s, then SIGCONT"));
 
         // then none of them is an anomaly, though each job was paid twice
-        for (CleanRun run : List.of(late, killed, frozen)) {
+        for (CleanRun run : List.of(violated, killed, frozen)) {
             CheckReport report = HistoryChecker.check(run.build());
             assertTrue(report.passed(), report::render);
             assertEquals(1, report.figure(RunFigures.JOBS_PAID_TWICE));

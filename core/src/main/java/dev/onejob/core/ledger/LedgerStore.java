@@ -64,6 +64,8 @@ public final class LedgerStore {
             WHERE id = ? AND status = 'PENDING'""";
     private static final String SELECT_START_TOKEN_IF_STARTING =
             "SELECT start_token FROM attempts WHERE id = ? AND status = 'STARTING'";
+    private static final String SELECT_UNKNOWN_WITH_TOKEN =
+            "SELECT 1 FROM attempts WHERE id = ? AND status = 'UNKNOWN' AND start_token = ?";
     private static final String MARK_JOB_RUNNING = "UPDATE jobs SET status = 'RUNNING' WHERE id = ? AND status = 'QUEUED'";
     private static final String MARK_ATTEMPT_UNKNOWN_IF_STARTING =
             "UPDATE attempts SET status = 'UNKNOWN' WHERE id = ? AND status = 'STARTING'";
@@ -104,9 +106,6 @@ public final class LedgerStore {
             UPDATE jobs SET status = 'FAILED', version = version + 1, finished_at = now(), error_code = ?,
                             error_message = ?
             WHERE id = ? AND version = ?""";
-    private static final String CANCEL_ATTEMPT_IF_RUNNING = """
-            UPDATE attempts SET status = 'CANCELLED', finished_at = now(), error_code = 'cancelled', error_message = ?
-            WHERE id = ? AND status IN ('STARTING', 'UNKNOWN')""";
     private static final String BUMP_VERSION_AWAITING_OWNER =
             "UPDATE jobs SET version = version + 1, status = 'NEEDS_ACTION' WHERE id = ? AND version = ?";
     private static final String CANCEL_JOB_IF_UNFINISHED = """
@@ -255,6 +254,15 @@ public final class LedgerStore {
             LedgerSql.update(connection, MARK_JOB_RUNNING, attempt.get().jobId());
             return TransitionOutcome.applied();
         });
+    }
+
+    /**
+     * Whether the attempt is UNKNOWN and was started with {@code startToken}: made UNKNOWN (by the sweeper) after a
+     * start whose acknowledgement its worker never heard, so the worker knows its request never left.
+     */
+    public boolean isUnknownWithToken(UUID attemptId, UUID startToken) {
+        return database.inTransaction(connection -> LedgerSql.queryOne(connection, SELECT_UNKNOWN_WITH_TOKEN,
+                row -> true, attemptId, startToken).isPresent());
     }
 
     /** STARTING -> UNKNOWN: the request left and no answer came in time. The job shows UNKNOWN, never FAILED. */
@@ -441,8 +449,21 @@ public final class LedgerStore {
      * attempt's status: STARTING then means inside its soft deadline).
      */
     public TransitionOutcome resolveCancelled(UUID attemptId, OperatorAction action) {
-        return cancel(attemptId, CANCEL_ATTEMPT_IF_RESOLVABLE, "resolved by " + action.actor() + ": " + action.reason(),
-                action);
+        String message = "resolved by " + action.actor() + ": " + action.reason();
+        return database.inTransaction(connection -> {
+            Optional<Attempt> attempt = LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, attemptId);
+            if (attempt.isEmpty()) {
+                return new TransitionOutcome.NotApplied(null);
+            }
+            Job job = lockJob(connection, attempt.get().jobId());
+            if (LedgerSql.update(connection, CANCEL_ATTEMPT_IF_RESOLVABLE, message, attemptId) == 0) {
+                return new TransitionOutcome.NotApplied(currentStatus(connection, attemptId));
+            }
+            LedgerSql.updateExactlyOne(connection, BUMP_VERSION_AWAITING_OWNER, "job version moved under lock",
+                    job.id(), job.version());
+            record(connection, attempt.get(), action);
+            return TransitionOutcome.applied();
+        });
     }
 
     /** The operator actions on a job, oldest first. */
@@ -465,34 +486,6 @@ public final class LedgerStore {
             return "STARTING inside its soft deadline (" + attempt.softDeadline() + "): its call may still answer";
         }
         return attempt.status().name();
-    }
-
-    /**
-     * STARTING or UNKNOWN -> CANCELLED with no soft-deadline guard and no operator record: not an operator's path
-     * (that is {@link #resolveCancelled}); no production caller uses it, the test fixtures set states with it.
-     */
-    public TransitionOutcome cancelAttempt(UUID attemptId, String reason) {
-        return cancel(attemptId, CANCEL_ATTEMPT_IF_RUNNING, reason, null);
-    }
-
-    /** The attempt CANCELLED by {@code cancelSql}, the job waiting for its owner, and {@code action} recorded if any. */
-    private TransitionOutcome cancel(UUID attemptId, String cancelSql, String message, OperatorAction action) {
-        return database.inTransaction(connection -> {
-            Optional<Attempt> attempt = LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, attemptId);
-            if (attempt.isEmpty()) {
-                return new TransitionOutcome.NotApplied(null);
-            }
-            Job job = lockJob(connection, attempt.get().jobId());
-            if (LedgerSql.update(connection, cancelSql, message, attemptId) == 0) {
-                return new TransitionOutcome.NotApplied(currentStatus(connection, attemptId));
-            }
-            LedgerSql.updateExactlyOne(connection, BUMP_VERSION_AWAITING_OWNER, "job version moved under lock",
-                    job.id(), job.version());
-            if (action != null) {
-                record(connection, attempt.get(), action);
-            }
-            return TransitionOutcome.applied();
-        });
     }
 
     /** Cancels the job and its live attempt; a late result of any attempt is then discarded and audited. */

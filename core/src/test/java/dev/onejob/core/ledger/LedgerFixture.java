@@ -44,7 +44,8 @@ final class LedgerFixture {
         Attempt a = created.firstAttempt();
         assertInstanceOf(TransitionOutcome.Applied.class, store.start(a.id(), SOFT_TIMEOUT));
         assertInstanceOf(TransitionOutcome.Applied.class, store.markUnknown(a.id()));
-        assertInstanceOf(TransitionOutcome.Applied.class, store.cancelAttempt(a.id(), "operator: provider outage"));
+        assertInstanceOf(TransitionOutcome.Applied.class, store.resolveCancelled(a.id(),
+                OperatorAction.of("test", OperatorAction.RESOLVE_CANCELLED, "operator: provider outage")));
         Attempt b = assertInstanceOf(NewAttemptOutcome.Created.class, store.newAttempt(a.jobId(), "backup")).attempt();
         assertInstanceOf(TransitionOutcome.Applied.class, store.start(b.id(), SOFT_TIMEOUT));
         return new Attempt[] {a, b};

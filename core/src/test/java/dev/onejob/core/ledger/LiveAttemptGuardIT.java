@@ -66,7 +66,8 @@ class LiveAttemptGuardIT {
         Attempt first = ledger.submitted("owner-a").firstAttempt();
         ledger.store.start(first.id(), LedgerFixture.SOFT_TIMEOUT);
         ledger.store.markUnknown(first.id());
-        assertInstanceOf(TransitionOutcome.Applied.class, ledger.store.cancelAttempt(first.id(), "outage"));
+        assertInstanceOf(TransitionOutcome.Applied.class, ledger.store.resolveCancelled(first.id(),
+                OperatorAction.of("test", OperatorAction.RESOLVE_CANCELLED, "outage")));
         assertEquals(JobStatus.NEEDS_ACTION, ledger.store.job(first.jobId()).orElseThrow().status());
 
         // when 32 callers press the fallback button together
@@ -128,7 +129,9 @@ class LiveAttemptGuardIT {
     void theFallbackButtonOnlyOffersProvidersTheJobAllows() {
         Attempt first = ledger.submitted("owner-a").firstAttempt();
         ledger.store.start(first.id(), LedgerFixture.SOFT_TIMEOUT);
-        ledger.store.cancelAttempt(first.id(), "outage");
+        ledger.store.markUnknown(first.id());
+        ledger.store.resolveCancelled(first.id(),
+                OperatorAction.of("test", OperatorAction.RESOLVE_CANCELLED, "outage"));
         var refused = ledger.store.newAttempt(first.jobId(), "somewhere-else");
         assertEquals(List.of("primary", "backup"),
                 assertInstanceOf(NewAttemptOutcome.ProviderNotAllowed.class, refused).allowed());

@@ -1,0 +1,84 @@
+package dev.onejob.worker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.onejob.core.db.Database;
+import dev.onejob.core.events.AttemptCompletion;
+import dev.onejob.core.kafka.KafkaConfig;
+import dev.onejob.core.ledger.Attempt;
+import dev.onejob.core.ledger.AttemptStatus;
+import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.testing.TestDatabase;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * SIGTERM while the poll thread is in the middle of a poll's records (the chaos run's term-worker caught a worker
+ * whose database had just come back): the drain must wait for the poll thread, so that the call it launches is
+ * published before the publisher closes, and the records after it must not be started at all. Until this test the
+ * drain counted no call in flight, closed the publisher at once, and the poll thread went on starting and calling
+ * every record of its poll: paid answers nobody could publish.
+ */
+class ShutdownMidPollIT {
+    private final WorkerFixture fixture = new WorkerFixture();
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        fixture.close();
+    }
+
+    @Test
+    void aShutdownDuringAPollDrainsTheCallInHandAndStartsNoOther() throws Exception {
+        // given a worker whose first start commits and then waits until the test lets it go on
+        CountDownLatch inCommit = new CountDownLatch(1);
+        CountDownLatch goOn = new CountDownLatch(1);
+        // (the worker's group may still have other tests' commands to read: the hold waits for one of ours)
+        AtomicBoolean first = new AtomicBoolean(true);
+        AtomicReference<List<Attempt>> ours = new AtomicReference<>(List.of());
+        LedgerStore held = new LedgerStore(Database.wrap(new HookedDataSource(TestDatabase.shared().dataSource(),
+                () -> {
+                    boolean oursStarted = ours.get().stream().anyMatch(a -> fixture.ledger.attempt(a.id())
+                            .orElseThrow().status() == AttemptStatus.STARTING);
+                    if (oursStarted && first.compareAndSet(true, false)) {
+                        inCommit.countDown();
+                        try {
+                            goOn.await(30, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                })));
+        AttemptWorker worker = fixture.startWorker(fixture.providers(Duration.ofSeconds(5), Duration.ofSeconds(10)),
+                new KafkaConfig(fixture.bootstrap), held);
+        List<Attempt> attempts = fixture.submit(3, "I loved it");
+        ours.set(attempts);
+        fixture.relay(1);
+        assertTrue(inCommit.await(30, TimeUnit.SECONDS), "the worker's first start reached its commit");
+
+        // when the worker is shut down while that start is in hand, and the start then returns
+        Thread closing = new Thread(() -> worker.close(Duration.ofSeconds(15)), "closing");
+        closing.start();
+        Thread.sleep(300);
+        goOn.countDown();
+        closing.join(20_000);
+
+        // then the started attempt's answer was published, and no other attempt was started or called
+        Attempt started = attempts.stream().filter(a -> fixture.ledger.attempt(a.id()).orElseThrow().status()
+                != AttemptStatus.PENDING).findFirst().orElseThrow();
+        List<AttemptCompletion> completions = fixture.completions(List.of(started), 1, Duration.ofSeconds(20));
+        assertEquals(AttemptCompletion.Outcome.SUCCEEDED, completions.get(0).outcome());
+        long pending = attempts.stream().filter(a -> fixture.ledger.attempt(a.id()).orElseThrow().status()
+                == AttemptStatus.PENDING).count();
+        assertEquals(2, pending, "the records after the one in hand stay for another worker");
+        long calls = attempts.stream().mapToLong(a -> fixture.primary.requestsWithIdempotencyKey(a.id().toString()))
+                .sum();
+        assertEquals(1, calls);
+    }
+}

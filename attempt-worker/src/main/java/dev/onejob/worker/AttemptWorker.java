@@ -9,6 +9,7 @@ import dev.onejob.core.events.AttemptCommand;
 import dev.onejob.core.events.AttemptCompletion;
 import dev.onejob.core.events.Headers;
 import dev.onejob.core.json.Json;
+import dev.onejob.core.kafka.BrokerUnavailableException;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.kafka.Topics;
 import dev.onejob.core.ledger.LedgerStore;
@@ -151,11 +152,13 @@ public final class AttemptWorker implements Loops.Loop {
                 try {
                     handlePoll(records);
                     backoff.reset();
-                } catch (DatabaseException e) {
-                    // PostgreSQL is away (or refused for a while: a serialization failure, a timeout): read the
-                    // poll again later; start() makes the records already handled harmless the second time.
+                } catch (DatabaseException | BrokerUnavailableException e) {
+                    // PostgreSQL or the broker is away (or PostgreSQL refused for a while: a serialization failure,
+                    // a timeout): read the poll again later; start() makes the records already handled harmless the
+                    // second time.
                     Duration wait = backoff.next();
-                    log.warn("event=database_unavailable error=\"{}\" failures={} action=rewind_and_retry_in_{}ms",
+                    log.warn("event={} error=\"{}\" failures={} action=rewind_and_retry_in_{}ms",
+                            e instanceof DatabaseException ? "database_unavailable" : "broker_unavailable",
                             e.getMessage(), backoff.failures(), wait.toMillis());
                     rewind(records);
                     pause(wait);
@@ -231,6 +234,11 @@ public final class AttemptWorker implements Loops.Loop {
             // process) and its partitions went to another; the next poll rejoins. The records come again to
             // whoever owns them now, and the PENDING -> STARTING guard makes them harmless the second time.
             log.warn("event=commit_refused reason=\"{}\" action=rejoin", e.getClass().getSimpleName());
+        } catch (org.apache.kafka.common.errors.TimeoutException e) {
+            // The broker is away (an outage longer than the commit's timeout): go on polling, with the calls of
+            // this poll in flight. The next commit covers these offsets; if none comes first, the records come
+            // again after a rebalance, harmless behind the same guard. Dying here would lose their answers.
+            log.warn("event=commit_timed_out error=\"{}\" action=poll_on", e.getMessage());
         }
     }
 
@@ -345,8 +353,8 @@ public final class AttemptWorker implements Loops.Loop {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while publishing a completion", e);
         } catch (java.util.concurrent.ExecutionException e) {
-            throw new IllegalStateException("a completion decided without a call was not published: " + e.getCause(),
-                    e.getCause());
+            throw new BrokerUnavailableException("a completion decided without a call was not published: "
+                    + e.getCause(), e.getCause());
         }
     }
 
@@ -356,8 +364,11 @@ public final class AttemptWorker implements Loops.Loop {
         letter.headers().add(Headers.DLQ_REASON, reason.getBytes(StandardCharsets.UTF_8));
         try {
             deadLetters.send(letter).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while dead-lettering a command", e);
         } catch (Exception e) {
-            throw new IllegalStateException("the broker did not take a dead letter: " + e, e);
+            throw new BrokerUnavailableException("the broker did not take a dead letter: " + e, e);
         }
         metrics.deadLettered();
         log.warn("event=dead_lettered topic={} partition={} offset={} reason=\"{}\"", record.topic(),

@@ -97,6 +97,55 @@ class AttemptWorkerLoopTest {
     }
 
     @Test
+    void anOffsetCommitThatTimesOutDuringABrokerOutageDoesNotStopTheLoop() throws Exception {
+        // given a consumer whose first commit times out (the broker is away past default.api.timeout.ms)
+        AtomicInteger commits = new AtomicInteger();
+        MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest") {
+            @Override
+            public synchronized void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets) {
+                if (commits.incrementAndGet() == 1) {
+                    throw new org.apache.kafka.common.errors.TimeoutException("Timeout of 60000ms expired before"
+                            + " successfully committing offsets");
+                }
+                super.commitSync(offsets);
+            }
+        };
+        MockProducer<byte[], byte[]> deadLetters = new MockProducer<>(true, null, new ByteArraySerializer(),
+                new ByteArraySerializer());
+        WorkerMetrics metrics = new WorkerMetrics();
+        AttemptWorker worker = new AttemptWorker(consumer, deadLetters, new Completions(new MockProducer<>(true, null,
+                new StringSerializer(), new ByteArraySerializer()), metrics, Duration.ofMillis(1)),
+                new LedgerStore(Database.wrap(null)), Providers.load(Path.of("../config/providers.yaml"), Map.of()),
+                Contracts.load(Path.of("../config/contracts")), (provider, contract, variables, attempt) -> {
+                    throw new AssertionError("no provider may be called");
+                }, 8, metrics);
+        consumer.schedulePollTask(() -> {
+            consumer.rebalance(List.of(PARTITION));
+            consumer.updateBeginningOffsets(Map.of(PARTITION, 0L));
+            consumer.addRecord(record(0, "{not json".getBytes(StandardCharsets.UTF_8)));
+        });
+        consumer.schedulePollTask(() -> consumer.addRecord(record(1, "{not json either".getBytes(
+                StandardCharsets.UTF_8))));
+
+        // when the loop runs through both polls
+        Thread loop = new Thread(worker, "attempt-worker-under-test");
+        loop.start();
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (committed(consumer) < 2 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        long committed = committed(consumer);
+        boolean aliveAfterTheTimeout = loop.isAlive();
+        worker.close();
+        loop.join(10_000);
+
+        // then the loop lived through the timed-out commit, and the next commit covered both records
+        assertTrue(aliveAfterTheTimeout, "the poll loop is still running");
+        assertEquals(2, committed);
+        assertEquals(2, deadLetters.history().size());
+    }
+
+    @Test
     void aCompletionTheBrokerRefusesManyTimesIsPublishedOnceItTakesIt() throws Exception {
         // given a broker that refuses the next 12 sends (more than the five tries the worker used to give up after)
         MockProducer<String, byte[]> producer = new MockProducer<>(false, null, new StringSerializer(),

@@ -29,12 +29,14 @@ final class AttemptChecks {
     private final CheckReport.Builder report;
     private final Map<String, AttemptRow> attempts = new LinkedHashMap<>();
     private final List<long[]> workerFaults;
+    private final List<Outage> outages;
 
     private AttemptChecks(RunRecord run, CheckReport.Builder report) {
         this.run = run;
         this.report = report;
         run.attempts().forEach(a -> attempts.put(a.id(), a));
         this.workerFaults = workerFaultWindows(run);
+        this.outages = outages(run);
     }
 
     static void check(RunRecord run, CheckReport.Builder report) {
@@ -75,6 +77,9 @@ final class AttemptChecks {
     /** How long after an attempt's start a worker kill may cut it off before the request leaves. */
     static final long KILL_WINDOW_MS = 3_000;
 
+    /** When a late answer ({@code hang} that answers) comes after its request: the run's LATE_ANSWER. */
+    static final long LATE_ANSWER_MS = dev.onejob.chaos.ChaosSettings.LATE_ANSWER.toMillis();
+
     /** A provider outage as the history records it: "provider-outage primary refuses connections for 20 s". */
     private static final java.util.regex.Pattern OUTAGE =
             java.util.regex.Pattern.compile("provider-outage (\\S+) refuses connections for (\\d+) s");
@@ -92,16 +97,6 @@ final class AttemptChecks {
         List<Long> workerKills = run.ops().stream().filter(op -> "fault".equals(op.f()) && op.detail() != null
                         && op.detail().contains("worker-") && op.detail().contains("kill -9"))
                 .map(dev.onejob.chaos.history.Op::time).toList();
-        List<long[]> outages = new ArrayList<>();
-        Map<Integer, String> outageProvider = new HashMap<>();
-        run.ops().stream().filter(op -> "fault".equals(op.f()) && op.detail() != null).forEach(op -> {
-            java.util.regex.Matcher outage = OUTAGE.matcher(op.detail());
-            if (outage.find()) {
-                outageProvider.put(outages.size(), outage.group(1));
-                outages.add(new long[] {op.time() - OUTAGE_MARGIN_MS,
-                        op.time() + Long.parseLong(outage.group(2)) * 1000 + OUTAGE_MARGIN_MS});
-            }
-        });
         for (AttemptRow attempt : attempts.values()) {
             if (attempt.startedAt() == null || called.contains(attempt.id()) || !claimsARequest(attempt)) {
                 continue;
@@ -109,16 +104,35 @@ final class AttemptChecks {
             long started = attempt.startedAt().toEpochMilli();
             boolean excused = workerKills.stream().anyMatch(kill -> kill >= started - 1_000
                     && kill <= started + KILL_WINDOW_MS);
-            for (int i = 0; i < outages.size() && !excused; i++) {
-                excused = outageProvider.get(i).equals(attempt.provider()) && started >= outages.get(i)[0]
-                        && started <= outages.get(i)[1];
-            }
+            excused = excused || inOutage(attempt.provider(), started);
             if (!excused) {
                 report.anomaly(AnomalyKind.OUTCOME_WITHOUT_CALL, "attempt " + attempt.id(), attempt.status()
                         + (attempt.errorCode() == null ? "" : " " + attempt.errorCode()) + " (started "
                         + attempt.startedAt() + ") but no provider saw a call for it");
             }
         }
+    }
+
+    /** A provider's outage, widened by {@link #OUTAGE_MARGIN_MS} on either side, in epoch ms. */
+    private record Outage(String provider, long from, long to) {
+    }
+
+    private static List<Outage> outages(RunRecord run) {
+        List<Outage> outages = new ArrayList<>();
+        run.ops().stream().filter(op -> "fault".equals(op.f()) && op.detail() != null).forEach(op -> {
+            java.util.regex.Matcher outage = OUTAGE.matcher(op.detail());
+            if (outage.find()) {
+                outages.add(new Outage(outage.group(1), op.time() - OUTAGE_MARGIN_MS,
+                        op.time() + Long.parseLong(outage.group(2)) * 1000 + OUTAGE_MARGIN_MS));
+            }
+        });
+        return outages;
+    }
+
+    /** Whether {@code provider} was dropping its connections around {@code epochMillis}. */
+    private boolean inOutage(String provider, long epochMillis) {
+        return outages.stream().anyMatch(o -> o.provider().equals(provider) && epochMillis >= o.from()
+                && epochMillis <= o.to());
     }
 
     /** A worker's SIGSTOP as the history records it: "stop-worker worker-1 SIGSTOP for 40 s, then SIGCONT". */
@@ -129,8 +143,10 @@ final class AttemptChecks {
      * Paid answers that never became a completion: an attempt whose call sent a usable answer in time
      * ({@link ProviderCall#deliveredUsableAnswer()}) without any SUCCEEDED record of it on {@code attempt-completions},
      * started and not its job's winner (a call before the start, or a winner's missing record, are other checks').
-     * Excused: a worker killed or frozen while the attempt was live (the answer was in that worker's memory only);
-     * nothing else, since the worker publishes until the broker has it and drains on SIGTERM.
+     * Excused: a worker killed or frozen while the attempt was live (the answer was in that worker's memory only), and
+     * an answer due while its provider was dropping its connections (the simulator logs the status before it writes
+     * the answer, onto a connection it may be closing); nothing else, since the worker publishes until the broker
+     * has it and drains on SIGTERM.
      */
     private void paidAnswersLost() {
         Set<String> succeeded = run.completions().stream().filter(c -> "SUCCEEDED".equals(c.outcome()))
@@ -139,10 +155,14 @@ final class AttemptChecks {
                 .map(ProviderCall::idempotencyKey).collect(Collectors.toSet());
         Set<String> winners = run.jobs().stream().map(JobRow::completedBy).filter(java.util.Objects::nonNull)
                 .collect(Collectors.toSet());
+        Map<String, Long> answeredAt = new HashMap<>();
+        attemptCalls(run).stream().filter(ProviderCall::deliveredUsableAnswer).forEach(c -> answeredAt.put(
+                c.idempotencyKey(), c.receivedAt() == null ? Long.MIN_VALUE : c.receivedAt().toEpochMilli()
+                        + ("hang".equals(c.behaviour()) ? LATE_ANSWER_MS : 0)));
         for (String id : delivered) {
             AttemptRow attempt = attempts.get(id);
             if (attempt.startedAt() != null && !succeeded.contains(id) && !winners.contains(id)
-                    && !workerFaultDuring(attempt)) {
+                    && !workerFaultDuring(attempt) && !inOutage(attempt.provider(), answeredAt.get(id))) {
                 report.anomaly(AnomalyKind.PAID_ANSWER_LOST, "attempt " + id, "its provider sent a usable answer"
                         + " (status 200) but no SUCCEEDED completion reached attempt-completions (" + attempt.status()
                         + ")");

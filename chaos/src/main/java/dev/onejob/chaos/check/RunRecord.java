@@ -96,15 +96,22 @@ public record RunRecord(List<Op> ops, List<JobRow> jobs, List<AttemptRow> attemp
      * @param status         the HTTP status answered, or null when none was (a hang, a reset)
      * @param behaviour      the simulator behaviour applied: {@link #ANSWER} for a plain answer in time, else e.g.
      *                       {@code hang}, {@code drop_field}, {@code poison_answer}
+     * @param receivedAt     when the simulator had read the request, or null when not recorded
      */
     public record ProviderCall(String simulator, String idempotencyKey, String protocol, Integer status,
-                               String behaviour) {
+                               String behaviour, Instant receivedAt) {
         /** The behaviour of a call answered in time with a usable answer. */
         public static final String ANSWER = "answer";
 
-        /** A call with a plain answer (or none, by its status). */
+        /** A call with a plain answer (or none, by its status), at no recorded time. */
         public ProviderCall(String simulator, String idempotencyKey, String protocol, Integer status) {
-            this(simulator, idempotencyKey, protocol, status, ANSWER);
+            this(simulator, idempotencyKey, protocol, status, ANSWER, null);
+        }
+
+        /** A call with this behaviour, at no recorded time. */
+        public ProviderCall(String simulator, String idempotencyKey, String protocol, Integer status,
+                            String behaviour) {
+            this(simulator, idempotencyKey, protocol, status, behaviour, null);
         }
 
         /** Billed by the provider: it answered 200. */

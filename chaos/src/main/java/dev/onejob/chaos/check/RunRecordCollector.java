@@ -89,7 +89,7 @@ public final class RunRecordCollector {
             for (JsonNode json : entries) {
                 LedgerEntry entry = LedgerEntry.fromJson(json);
                 calls.add(new ProviderCall(simulator, TopicRecords.id(entry.idempotencyKey()), entry.protocol(),
-                        entry.status(), entry.behaviour()));
+                        entry.status(), entry.behaviour(), entry.receivedAt()));
             }
         }
         return calls;

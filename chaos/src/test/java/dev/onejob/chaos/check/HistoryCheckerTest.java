@@ -335,6 +335,31 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void aPaidAnswerDueWhileItsProviderDroppedConnectionsIsExcusedButNotOnAnotherProvider() {
+        // given the UNKNOWN attempt of job F (on anthropic) logged 200 at the simulator during an anthropic outage
+        CleanRun during = new CleanRun();
+        during.calls.removeIf(c -> c.idempotencyKey().equals(CleanRun.ATT_F1));
+        during.calls.add(new ProviderCall("anthropic", CleanRun.ATT_F1, "anthropic-messages", 200,
+                ProviderCall.ANSWER, CleanRun.t(1)));
+        during.ops.add(new dev.onejob.chaos.history.Op(CleanRun.t(1).toEpochMilli() - 5_000, 994,
+                dev.onejob.chaos.history.Op.INFO, "fault", null, null, null, null, null, null, null,
+                "provider-outage anthropic refuses connections for 20 s"));
+        // and the same during an outage of another provider
+        CleanRun elsewhere = new CleanRun();
+        elsewhere.calls.removeIf(c -> c.idempotencyKey().equals(CleanRun.ATT_F1));
+        elsewhere.calls.add(new ProviderCall("anthropic", CleanRun.ATT_F1, "anthropic-messages", 200,
+                ProviderCall.ANSWER, CleanRun.t(1)));
+        elsewhere.ops.add(new dev.onejob.chaos.history.Op(CleanRun.t(1).toEpochMilli() - 5_000, 994,
+                dev.onejob.chaos.history.Op.INFO, "fault", null, null, null, null, null, null, null,
+                "provider-outage openai refuses connections for 20 s"));
+
+        // then the answer may have been written onto a closing connection in the first case only
+        CheckReport excused = HistoryChecker.check(during.build());
+        assertTrue(excused.passed(), excused::render);
+        assertEquals(Set.of(AnomalyKind.PAID_ANSWER_LOST), HistoryChecker.check(elsewhere.build()).counts().keySet());
+    }
+
+    @Test
     void aLateResultDeliveredTwiceStillNeedsOnlyOneAudit() {
         CleanRun run = new CleanRun();
         run.completions.add(new Completion(ATT_B1, CleanRun.JOB_B, "SUCCEEDED", json("{\"answer\": \"late\"}")));

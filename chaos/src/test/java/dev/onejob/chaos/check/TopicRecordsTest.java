@@ -120,8 +120,8 @@ class TopicRecordsTest {
 
         List<ProviderCall> calls = RunRecordCollector.providerCalls(List.of(file));
 
-        assertEquals(List.of(new ProviderCall("openai", WINNER.toString(), "openai-chat", 200),
-                new ProviderCall("openai", LOSER.toString(), "openai-chat", null, "hang")), calls);
+        assertEquals(List.of(new ProviderCall("openai", WINNER.toString(), "openai-chat", 200, "answer", NOW),
+                new ProviderCall("openai", LOSER.toString(), "openai-chat", null, "hang", NOW)), calls);
     }
 
     private static Attempt attempt(UUID id, int number, AttemptStatus status) {

@@ -3,6 +3,7 @@ package dev.onejob.ingest.kafka;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.events.Headers;
 import dev.onejob.core.json.Json;
+import dev.onejob.core.kafka.BrokerUnavailableException;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.kafka.Topics;
 import dev.onejob.core.ledger.LedgerStore;
@@ -98,7 +99,7 @@ public final class JobRequestConsumer implements Loops.Loop {
                 try {
                     handle(records);
                     backoff.reset();
-                } catch (dev.onejob.core.db.DatabaseException | IllegalStateException e) {
+                } catch (dev.onejob.core.db.DatabaseException | BrokerUnavailableException e) {
                     // PostgreSQL or the broker is away: read the poll again later; the ledger answers what was
                     // already submitted as REPLAYED, so nothing is doubled and the consumer never dies of it.
                     Duration wait = backoff.next();
@@ -165,6 +166,10 @@ public final class JobRequestConsumer implements Loops.Loop {
             // whoever owns them now, where the ledger answers them REPLAYED.
             log.warn("event=commit_refused group={} reason=\"{}\" action=rejoin", GROUP_ID,
                     e.getClass().getSimpleName());
+        } catch (org.apache.kafka.common.errors.TimeoutException e) {
+            // The broker is away past the commit's timeout: poll on; the next commit covers these offsets, and a
+            // redelivery in between is answered REPLAYED.
+            log.warn("event=commit_timed_out group={} error=\"{}\" action=poll_on", GROUP_ID, e.getMessage());
         }
     }
 
@@ -196,9 +201,12 @@ public final class JobRequestConsumer implements Loops.Loop {
         for (Future<RecordMetadata> ack : acks) {
             try {
                 ack.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while publishing the answers of a poll", e);
             } catch (Exception e) {
                 // Not committing the offsets re-delivers the poll; the ledger answers it as REPLAYED.
-                throw new IllegalStateException("the broker did not take the answers of a poll: " + e, e);
+                throw new BrokerUnavailableException("the broker did not take the answers of a poll: " + e, e);
             }
         }
     }

@@ -35,12 +35,6 @@ import java.util.UUID;
  * under the version it was created with.
  */
 public final class LedgerStore {
-    private static final String INSERT_JOB_IF_ABSENT = """
-            INSERT INTO jobs (id, owner_id, idempotency_key, request_fingerprint, request, contract, target_provider,
-                              fallback_providers)
-            VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, ?)
-            ON CONFLICT (owner_id, idempotency_key) DO NOTHING
-            RETURNING\s""" + JOB_COLUMNS;
     private static final String SELECT_JOB_BY_KEY =
             "SELECT " + JOB_COLUMNS + " FROM jobs WHERE owner_id = ? AND idempotency_key = ?";
     private static final String LOCK_JOB =
@@ -125,29 +119,18 @@ public final class LedgerStore {
 
     /** Creates the job with its first attempt and that attempt's command, or says why it did not. */
     public SubmitOutcome submit(NewJob newJob) {
-        return database.inTransaction(connection -> submitIn(connection, newJob));
+        return database.inTransaction(connection -> JobIntake.submit(connection, List.of(newJob)).get(0));
     }
 
     /**
-     * Submits many jobs in one transaction (a poll's worth of Kafka records), in (owner, key) order so concurrent
-     * batches take their locks in the same order. Outcomes come back in the order given. When the batch as a whole
-     * fails, each job is retried in a transaction of its own, so one bad job cannot sink the others.
+     * Submits many jobs (a poll's worth of Kafka records) in one transaction, with one statement per table
+     * ({@link JobIntake}). Outcomes come back in the order given, each what the job would get if submitted alone.
+     * When PostgreSQL refuses the batch, each job is tried in a transaction of its own, so one bad job cannot sink
+     * the others: it comes back {@link SubmitOutcome.Refused} with the reason.
      */
     public List<SubmitOutcome> submitBatch(List<NewJob> jobs) {
-        Integer[] order = new Integer[jobs.size()];
-        for (int i = 0; i < order.length; i++) {
-            order[i] = i;
-        }
-        java.util.Arrays.sort(order, java.util.Comparator.comparing((Integer i) -> jobs.get(i).ownerId())
-                .thenComparing(i -> jobs.get(i).idempotencyKey()));
         try {
-            return database.inTransaction(connection -> {
-                SubmitOutcome[] outcomes = new SubmitOutcome[jobs.size()];
-                for (int i : order) {
-                    outcomes[i] = submitIn(connection, jobs.get(i));
-                }
-                return List.of(outcomes);
-            });
+            return database.inTransaction(connection -> JobIntake.submit(connection, jobs));
         } catch (RuntimeException batchFailed) {
             return jobs.stream().map(this::submitOrRefused).toList();
         }
@@ -166,28 +149,6 @@ public final class LedgerStore {
             }
             throw e;
         }
-    }
-
-    private SubmitOutcome submitIn(Connection connection, NewJob newJob) throws SQLException {
-        String fingerprint = newJob.fingerprint();
-        Optional<Job> inserted = LedgerSql.queryOne(connection, INSERT_JOB_IF_ABSENT, LedgerRows::job,
-                UUID.randomUUID(), newJob.ownerId(), newJob.idempotencyKey(), fingerprint,
-                Json.write(newJob.request()), newJob.contract(), newJob.targetProvider(),
-                connection.createArrayOf("text", newJob.fallbackProviders().toArray()));
-        if (inserted.isPresent()) {
-            Job job = inserted.get();
-            Attempt first = insertAttempt(connection, job, newJob.targetProvider(), job.version(), null)
-                    .orElseThrow(() -> new IllegalStateException("a new job already had a live attempt: " + job.id()));
-            return new SubmitOutcome.Created(job, first);
-        }
-        // The key exists: this statement runs after the conflicting insert committed, so it sees the row.
-        Job existing = LedgerSql.queryOne(connection, SELECT_JOB_BY_KEY, LedgerRows::job,
-                        newJob.ownerId(), newJob.idempotencyKey())
-                .orElseThrow(() -> new IllegalStateException("ON CONFLICT fired but no job holds the key"));
-        if (existing.requestFingerprint().equals(fingerprint)) {
-            return new SubmitOutcome.Replayed(existing);
-        }
-        return new SubmitOutcome.Conflict(existing.id(), existing.requestFingerprint());
     }
 
     /** The fallback button: a new attempt on {@code provider}, if no attempt is live. */

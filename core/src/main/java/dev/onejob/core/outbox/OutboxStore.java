@@ -25,6 +25,14 @@ public final class OutboxStore {
             VALUES (?, ?, ?, ?::jsonb, ?::jsonb)
             ON CONFLICT (topic, dedupe_key) DO NOTHING
             """;
+    private static final String INSERT_EVENTS_IF_ABSENT = """
+            INSERT INTO outbox (topic, dedupe_key, message_key, payload, headers)
+            SELECT ?, t.dedupe_key, t.message_key, t.payload::jsonb, t.headers::jsonb
+            FROM unnest(?::text[], ?::text[], ?::text[], ?::text[]) WITH ORDINALITY
+                 AS t(dedupe_key, message_key, payload, headers, n)
+            ORDER BY t.n
+            ON CONFLICT (topic, dedupe_key) DO NOTHING
+            """;
     private static final String COUNT_UNSENT =
             "SELECT count(*) FROM outbox WHERE sent_at IS NULL AND parked_at IS NULL";
     private static final String OLDEST_UNSENT =
@@ -79,9 +87,7 @@ public final class OutboxStore {
      */
     public static boolean enqueue(Connection connection, Topic<String, JsonNode> topic, String dedupeKey,
                                   String messageKey, JsonNode payload, int schemaVersion) throws SQLException {
-        var headers = Json.object();
-        headers.put(Headers.SCHEMA_VERSION, Integer.toString(schemaVersion));
-        headers.put(Headers.EVENT_ID, topic.name() + "/" + dedupeKey);
+        var headers = headers(topic, dedupeKey, schemaVersion);
         try (PreparedStatement statement = connection.prepareStatement(INSERT_EVENT_IF_ABSENT)) {
             statement.setString(1, topic.name());
             statement.setString(2, dedupeKey);
@@ -90,6 +96,48 @@ public final class OutboxStore {
             statement.setString(5, Json.write(headers));
             return statement.executeUpdate() == 1;
         }
+    }
+
+    /** An event to queue: its dedupe key, its Kafka key, its payload and the payload's schema version. */
+    public record NewEvent(String dedupeKey, String messageKey, JsonNode payload, int schemaVersion) {
+    }
+
+    /**
+     * Queues many events of one topic in the caller's transaction with one statement, in the order given; returns
+     * how many were new (an event whose dedupe key was queued before is skipped, as by {@link #enqueue}).
+     */
+    public static int enqueueAll(Connection connection, Topic<String, JsonNode> topic, java.util.List<NewEvent> events)
+            throws SQLException {
+        if (events.isEmpty()) {
+            return 0;
+        }
+        String[] dedupeKeys = new String[events.size()];
+        String[] messageKeys = new String[events.size()];
+        String[] payloads = new String[events.size()];
+        String[] headers = new String[events.size()];
+        for (int i = 0; i < events.size(); i++) {
+            NewEvent event = events.get(i);
+            dedupeKeys[i] = event.dedupeKey();
+            messageKeys[i] = event.messageKey();
+            payloads[i] = Json.write(event.payload());
+            headers[i] = Json.write(headers(topic, event.dedupeKey(), event.schemaVersion()));
+        }
+        try (PreparedStatement statement = connection.prepareStatement(INSERT_EVENTS_IF_ABSENT)) {
+            statement.setString(1, topic.name());
+            statement.setArray(2, connection.createArrayOf("text", dedupeKeys));
+            statement.setArray(3, connection.createArrayOf("text", messageKeys));
+            statement.setArray(4, connection.createArrayOf("text", payloads));
+            statement.setArray(5, connection.createArrayOf("text", headers));
+            return statement.executeUpdate();
+        }
+    }
+
+    private static com.fasterxml.jackson.databind.node.ObjectNode headers(Topic<String, JsonNode> topic,
+                                                                          String dedupeKey, int schemaVersion) {
+        var headers = Json.object();
+        headers.put(Headers.SCHEMA_VERSION, Integer.toString(schemaVersion));
+        headers.put(Headers.EVENT_ID, topic.name() + "/" + dedupeKey);
+        return headers;
     }
 
     /** Leases up to {@code limit} rows for {@code holder}, a token naming this one lease. */

@@ -1,0 +1,174 @@
+package dev.onejob.core.ledger;
+
+import static dev.onejob.core.ledger.LedgerRows.ATTEMPT_COLUMNS;
+import static dev.onejob.core.ledger.LedgerRows.JOB_COLUMNS;
+
+import dev.onejob.core.events.AttemptCommand;
+import dev.onejob.core.json.Json;
+import dev.onejob.core.kafka.Topics;
+import dev.onejob.core.outbox.OutboxStore;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Submits new jobs as a set, inside the caller's transaction: one statement per table whatever the number of jobs
+ * (a poll of {@code job-requests}, or one HTTP request). The jobs go in with {@code ON CONFLICT (owner_id,
+ * idempotency_key) DO NOTHING}, and {@code RETURNING} says which were created: the unique constraint decides, as
+ * for a single insert. The keys that already existed (or came twice in this batch) are read back in one statement
+ * and answered REPLAYED or CONFLICT by fingerprint; the created jobs' first attempts and their commands go in one
+ * multi-row statement each. Every job gets the answer it would get if it were submitted alone, in this order.
+ *
+ * <p>Rows are inserted in (owner, key) order, so two batches that share keys take their locks in the same order.
+ * Owned by {@link LedgerStore}, which owns the transaction and the fallback when PostgreSQL refuses a batch.
+ */
+final class JobIntake {
+    private static final String INSERT_JOBS_IF_ABSENT = """
+            INSERT INTO jobs (id, owner_id, idempotency_key, request_fingerprint, request, contract, target_provider,
+                              fallback_providers)
+            SELECT t.id, t.owner_id, t.idempotency_key, t.fingerprint, t.request::jsonb, t.contract, t.target_provider,
+                   ARRAY(SELECT jsonb_array_elements_text(t.fallbacks::jsonb))
+            FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+                 WITH ORDINALITY AS t(id, owner_id, idempotency_key, fingerprint, request, contract, target_provider,
+                                      fallbacks, n)
+            ORDER BY t.n
+            ON CONFLICT (owner_id, idempotency_key) DO NOTHING
+            RETURNING\s""" + JOB_COLUMNS;
+    /** Runs after the insert, so it sees every row that made one of this batch's inserts do nothing. */
+    private static final String SELECT_JOBS_BY_KEYS = "SELECT " + JOB_COLUMNS
+            + " FROM jobs WHERE (owner_id, idempotency_key) IN (SELECT * FROM unnest(?::text[], ?::text[]))";
+    private static final String INSERT_FIRST_ATTEMPTS = """
+            INSERT INTO attempts (id, job_id, number, provider, job_version)
+            SELECT t.id, t.job_id, 1, t.provider, t.job_version
+            FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::bigint[]) AS t(id, job_id, provider, job_version)
+            RETURNING\s""" + ATTEMPT_COLUMNS;
+
+    private JobIntake() {
+    }
+
+    /** The outcome of each job, in the order given: Created, Replayed or Conflict. */
+    static List<SubmitOutcome> submit(Connection connection, List<NewJob> jobs) throws SQLException {
+        Integer[] order = new Integer[jobs.size()];
+        Arrays.setAll(order, i -> i);
+        Arrays.sort(order, Comparator.comparing((Integer i) -> jobs.get(i).ownerId())
+                .thenComparing(i -> jobs.get(i).idempotencyKey()));
+        int n = jobs.size();
+        UUID[] ids = new UUID[n];
+        String[] owners = new String[n];
+        String[] keys = new String[n];
+        String[] fingerprints = new String[n];
+        String[] requests = new String[n];
+        String[] contracts = new String[n];
+        String[] targets = new String[n];
+        String[] fallbacks = new String[n];
+        String[] fingerprintOf = new String[n];
+        for (int k = 0; k < n; k++) {
+            NewJob job = jobs.get(order[k]);
+            ids[k] = UUID.randomUUID();
+            owners[k] = job.ownerId();
+            keys[k] = job.idempotencyKey();
+            fingerprints[k] = job.fingerprint();
+            fingerprintOf[order[k]] = fingerprints[k];
+            requests[k] = Json.write(job.request());
+            contracts[k] = job.contract();
+            targets[k] = job.targetProvider();
+            fallbacks[k] = Json.write(Json.MAPPER.valueToTree(job.fallbackProviders()));
+        }
+        Map<UUID, Job> created = new HashMap<>();
+        for (Job job : LedgerSql.queryList(connection, INSERT_JOBS_IF_ABSENT, LedgerRows::job, array(connection,
+                "uuid", ids), array(connection, "text", owners), array(connection, "text", keys),
+                array(connection, "text", fingerprints), array(connection, "text", requests),
+                array(connection, "text", contracts), array(connection, "text", targets),
+                array(connection, "text", fallbacks))) {
+            created.put(job.id(), job);
+        }
+        Map<String, Job> existing = existing(connection, ids, owners, keys, created);
+        Map<UUID, Attempt> firstAttempts = firstAttempts(connection, created);
+
+        SubmitOutcome[] outcomes = new SubmitOutcome[n];
+        for (int k = 0; k < n; k++) {
+            int i = order[k];
+            Job job = created.get(ids[k]);
+            if (job != null) {
+                outcomes[i] = new SubmitOutcome.Created(job, firstAttempts.get(job.id()));
+                continue;
+            }
+            Job holder = existing.get(owners[k] + "\u0000" + keys[k]);
+            if (holder == null) {
+                throw new IllegalStateException("ON CONFLICT fired but no job holds the key of " + owners[k]);
+            }
+            outcomes[i] = holder.requestFingerprint().equals(fingerprintOf[i]) ? new SubmitOutcome.Replayed(holder)
+                    : new SubmitOutcome.Conflict(holder.id(), holder.requestFingerprint());
+        }
+        return List.of(outcomes);
+    }
+
+    /** The jobs holding the keys whose insert did nothing, by owner NUL key (NUL cannot be in either). */
+    private static Map<String, Job> existing(Connection connection, UUID[] ids, String[] owners, String[] keys,
+                                             Map<UUID, Job> created) throws SQLException {
+        List<String> lookOwners = new ArrayList<>();
+        List<String> lookKeys = new ArrayList<>();
+        for (int k = 0; k < ids.length; k++) {
+            if (!created.containsKey(ids[k])) {
+                lookOwners.add(owners[k]);
+                lookKeys.add(keys[k]);
+            }
+        }
+        Map<String, Job> byKey = new HashMap<>();
+        if (lookOwners.isEmpty()) {
+            return byKey;
+        }
+        for (Job job : LedgerSql.queryList(connection, SELECT_JOBS_BY_KEYS, LedgerRows::job,
+                array(connection, "text", lookOwners.toArray()), array(connection, "text", lookKeys.toArray()))) {
+            byKey.put(job.ownerId() + "\u0000" + job.idempotencyKey(), job);
+        }
+        return byKey;
+    }
+
+    /** The created jobs' first attempts on their target providers, and each attempt's command queued. */
+    private static Map<UUID, Attempt> firstAttempts(Connection connection, Map<UUID, Job> created)
+            throws SQLException {
+        Map<UUID, Attempt> byJob = new HashMap<>();
+        if (created.isEmpty()) {
+            return byJob;
+        }
+        List<Job> jobs = new ArrayList<>(created.values());
+        jobs.sort(Comparator.comparing(Job::ownerId).thenComparing(Job::idempotencyKey));
+        UUID[] attemptIds = new UUID[jobs.size()];
+        UUID[] jobIds = new UUID[jobs.size()];
+        String[] providers = new String[jobs.size()];
+        Long[] versions = new Long[jobs.size()];
+        for (int k = 0; k < jobs.size(); k++) {
+            attemptIds[k] = UUID.randomUUID();
+            jobIds[k] = jobs.get(k).id();
+            providers[k] = jobs.get(k).targetProvider();
+            versions[k] = jobs.get(k).version();
+        }
+        List<OutboxStore.NewEvent> commands = new ArrayList<>(jobs.size());
+        for (Attempt attempt : LedgerSql.queryList(connection, INSERT_FIRST_ATTEMPTS, LedgerRows::attempt,
+                array(connection, "uuid", attemptIds), array(connection, "uuid", jobIds),
+                array(connection, "text", providers), array(connection, "bigint", versions))) {
+            byJob.put(attempt.jobId(), attempt);
+            commands.add(new OutboxStore.NewEvent(attempt.id().toString(), attempt.jobId().toString(),
+                    LedgerEvents.attemptCommand(created.get(attempt.jobId()), attempt).toJson(),
+                    AttemptCommand.VERSION));
+        }
+        if (byJob.size() != jobs.size()) {
+            throw new IllegalStateException("inserted " + byJob.size() + " first attempts for " + jobs.size()
+                    + " new jobs");
+        }
+        OutboxStore.enqueueAll(connection, Topics.ATTEMPT_COMMANDS, commands);
+        return byJob;
+    }
+
+    private static Array array(Connection connection, String type, Object[] values) throws SQLException {
+        return connection.createArrayOf(type, values);
+    }
+}

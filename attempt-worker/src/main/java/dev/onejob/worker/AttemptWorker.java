@@ -198,7 +198,8 @@ public final class AttemptWorker implements Loops.Loop {
     /** Starts the attempt with the doubt's token and acts on the answer; the doubt is settled unless this throws. */
     private void settle(Doubt doubt) {
         AttemptCommand command = doubt.command();
-        TransitionOutcome started = ledger.start(command.attemptId(), doubt.provider().softTimeout(), doubt.token());
+        TransitionOutcome started = ledger.start(command.attemptId(), doubt.provider().softTimeout(),
+                abandonAfter(doubt.provider()), doubt.token());
         boolean unsent = started instanceof TransitionOutcome.NotApplied
                 && ledger.isUnknownWithToken(command.attemptId(), doubt.token());
         doubtful.remove(command.attemptId());
@@ -212,6 +213,18 @@ public final class AttemptWorker implements Loops.Loop {
             publishNow(Completions.notRunnable(command, NOT_SENT, message));
         }
     }
+
+    /**
+     * How long after a start the sweeper may take this worker for vanished: the hard timeout (by when this worker has
+     * published the call's last outcome) plus {@link #ABANDON_GRACE}. Not the soft timeout: at the soft deadline this
+     * worker reports UNKNOWN itself, and an outcome queued behind the reconciler must not be swept into an UNKNOWN.
+     */
+    static Duration abandonAfter(ProviderConfig provider) {
+        return provider.hardTimeout().plus(ABANDON_GRACE);
+    }
+
+    /** The grace past the hard timeout before a STARTING attempt counts as abandoned by its worker. */
+    static final Duration ABANDON_GRACE = Duration.ofSeconds(5);
 
     /** The code of a FAILED completion for an attempt whose start this worker made but whose request it never sent. */
     static final String NOT_SENT = "not_sent";
@@ -300,7 +313,7 @@ public final class AttemptWorker implements Loops.Loop {
         UUID token = earlier == null ? UUID.randomUUID() : earlier.token();
         TransitionOutcome started;
         try {
-            started = ledger.start(command.attemptId(), provider.softTimeout(), token);
+            started = ledger.start(command.attemptId(), provider.softTimeout(), abandonAfter(provider), token);
         } catch (DatabaseException e) {
             if (doubtful.size() >= 10_000) {
                 log.warn("event=doubts_dropped count={} reason=\"too many starts in doubt\"", doubtful.size());

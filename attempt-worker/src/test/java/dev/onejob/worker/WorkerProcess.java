@@ -19,7 +19,7 @@ final class WorkerProcess {
         Path providers = Files.createTempFile("providers", ".yaml");
         Files.writeString(providers, "providers:\n"
                 + "  - {id: primary, protocol: openai-chat, base_url: '" + fixture.primary.baseUrl() + "', model: m, "
-                + "api_key_env: PRIMARY_API_KEY, soft_timeout: " + softTimeout.toMillis() + "ms, hard_timeout: 60s}\n"
+                + "api_key_env: PRIMARY_API_KEY, soft_timeout: " + softTimeout.toMillis() + "ms, hard_timeout: 3s}\n"
                 + "  - {id: backup, protocol: anthropic-messages, base_url: '" + fixture.backup.baseUrl() + "', model: m}\n");
         TestDatabase db = TestDatabase.shared();
         ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),

@@ -9,8 +9,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Turns attempts still STARTING after their soft deadline (a worker died mid-call) into UNKNOWN, on a schedule.
- * Several reconcilers may sweep at once: each move is a conditional transition. Never FAILED, never PENDING.
+ * Turns attempts still STARTING when their worker counts as vanished (past the hard timeout plus a grace after the
+ * start: a worker that lives reports UNKNOWN itself at the soft deadline) into UNKNOWN, on a schedule. Several
+ * reconcilers may sweep at once: each move is a conditional transition. Never FAILED, never PENDING.
  */
 public final class Sweeper implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Sweeper.class);

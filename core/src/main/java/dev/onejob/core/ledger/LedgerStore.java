@@ -54,7 +54,8 @@ public final class LedgerStore {
     private static final String SELECT_JOB = "SELECT " + JOB_COLUMNS + " FROM jobs WHERE id = ?";
     private static final String START_ATTEMPT_IF_PENDING = """
             UPDATE attempts SET status = 'STARTING', started_at = now(),
-                                soft_deadline = now() + ? * interval '1 millisecond', start_token = ?
+                                soft_deadline = now() + ? * interval '1 millisecond',
+                                abandon_after = now() + ? * interval '1 millisecond', start_token = ?
             WHERE id = ? AND status = 'PENDING'""";
     private static final String SELECT_START_TOKEN_IF_STARTING =
             "SELECT start_token FROM attempts WHERE id = ? AND status = 'STARTING'";
@@ -64,9 +65,9 @@ public final class LedgerStore {
     private static final String MARK_ATTEMPT_UNKNOWN_IF_STARTING =
             "UPDATE attempts SET status = 'UNKNOWN' WHERE id = ? AND status = 'STARTING'";
     private static final String MARK_JOB_UNKNOWN = "UPDATE jobs SET status = 'UNKNOWN' WHERE id = ? AND status = 'RUNNING'";
-    private static final String SELECT_OVERDUE_STARTING = """
-            SELECT id FROM attempts WHERE status = 'STARTING' AND soft_deadline < now()
-            ORDER BY soft_deadline LIMIT ?""";
+    private static final String SELECT_ABANDONED_STARTING = """
+            SELECT id FROM attempts WHERE status = 'STARTING' AND coalesce(abandon_after, soft_deadline) < now()
+            ORDER BY coalesce(abandon_after, soft_deadline) LIMIT ?""";
     private static final String COMPLETE_JOB_IF_UNCLAIMED = """
             UPDATE jobs SET status = 'SUCCEEDED', version = version + 1, completed_by = ?, result = ?::jsonb,
                             finished_at = now()
@@ -197,14 +198,23 @@ public final class LedgerStore {
      * started by someone else (NotApplied).
      */
     public TransitionOutcome start(UUID attemptId, Duration softTimeout, UUID startToken) {
+        return start(attemptId, softTimeout, softTimeout, startToken);
+    }
+
+    /**
+     * The same, with {@code abandonAfter}: how long after the start the sweeper may take the attempt's worker for
+     * vanished and make it UNKNOWN ({@link #sweepOverdue}). The worker passes the provider's hard timeout plus a
+     * grace, since it reports UNKNOWN itself at the soft deadline; the overloads without it use the soft timeout.
+     */
+    public TransitionOutcome start(UUID attemptId, Duration softTimeout, Duration abandonAfter, UUID startToken) {
         return database.inTransaction(connection -> {
             Optional<Attempt> attempt = LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, attemptId);
             if (attempt.isEmpty()) {
                 return new TransitionOutcome.NotApplied(null);
             }
             lockJob(connection, attempt.get().jobId());
-            if (LedgerSql.update(connection, START_ATTEMPT_IF_PENDING, softTimeout.toMillis(), startToken,
-                    attemptId) == 0) {
+            if (LedgerSql.update(connection, START_ATTEMPT_IF_PENDING, softTimeout.toMillis(), abandonAfter.toMillis(),
+                    startToken, attemptId) == 0) {
                 Optional<UUID> token = LedgerSql.queryOne(connection, SELECT_START_TOKEN_IF_STARTING,
                         row -> row.getObject(1, UUID.class), attemptId);
                 if (token.isPresent() && startToken.equals(token.get())) {
@@ -243,12 +253,14 @@ public final class LedgerStore {
     }
 
     /**
-     * Moves STARTING attempts past their soft deadline to UNKNOWN (a worker died mid-call). Safe to run from many
+     * Moves STARTING attempts whose worker counts as vanished (past their {@code abandon_after}: the hard timeout
+     * plus a grace after the start, as the worker wrote it) to UNKNOWN: a worker that lives reports UNKNOWN itself
+     * at the soft deadline, so an attempt merely waiting for the reconciler stays STARTING. Safe to run from many
      * instances at once: each move is the conditional transition of {@link #markUnknown}. Never FAILED, never PENDING.
      */
     public int sweepOverdue(int limit) {
         List<UUID> overdue = database.inTransaction(connection ->
-                LedgerSql.queryList(connection, SELECT_OVERDUE_STARTING, row -> row.getObject(1, UUID.class), limit));
+                LedgerSql.queryList(connection, SELECT_ABANDONED_STARTING, row -> row.getObject(1, UUID.class), limit));
         int moved = 0;
         for (UUID attemptId : overdue) {
             if (markUnknown(attemptId) instanceof TransitionOutcome.Applied) {

@@ -158,6 +158,31 @@ class LiveAttemptGuardIT {
     }
 
     @Test
+    void anAttemptPastItsSoftDeadlineIsSweptOnlyOnceItsWorkerCountsAsVanished() {
+        // given an attempt whose soft deadline passes at once, but whose worker said it is live for 2 s more
+        Attempt waiting = ledger.submitted("owner-a").firstAttempt();
+        ledger.store.start(waiting.id(), Duration.ofMillis(1), Duration.ofSeconds(2), UUID.randomUUID());
+        long started = System.nanoTime();
+
+        // when the sweeper runs before that, and again until the attempt is swept
+        ledger.store.sweepOverdue(1000);
+        AttemptStatus early = ledger.store.attempt(waiting.id()).orElseThrow().status();
+        Await.until(Duration.ofSeconds(10), "the abandoned attempt to be swept", () -> {
+            ledger.store.sweepOverdue(1000);
+            return ledger.store.attempt(waiting.id()).orElseThrow().status() == AttemptStatus.UNKNOWN;
+        });
+
+        // then it stayed STARTING past its soft deadline (its outcome may be queued behind the reconciler: the
+        // worker reports UNKNOWN itself), and became UNKNOWN only once abandoned
+        assertEquals(AttemptStatus.STARTING, early);
+        // (the database's clock started the 2 s a little before this thread's; a second of slack is plenty)
+        long sweptAfterMillis = (System.nanoTime() - started) / 1_000_000;
+        if (sweptAfterMillis < 1_000) {
+            throw new AssertionError("swept " + sweptAfterMillis + " ms after the start, before its abandon_after");
+        }
+    }
+
+    @Test
     void aRedeliveredCommandDoesNotStartTheAttemptTwice() {
         Attempt first = ledger.submitted("owner-a").firstAttempt();
         assertInstanceOf(TransitionOutcome.Applied.class, ledger.store.start(first.id(), LedgerFixture.SOFT_TIMEOUT));

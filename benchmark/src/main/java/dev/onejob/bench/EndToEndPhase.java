@@ -76,8 +76,9 @@ final class EndToEndPhase {
         results.add(Phases.END_TO_END, "jobs not SUCCEEDED", failed, "jobs", reason == null ? "" : "e.g. " + reason);
         long swept = context.services().reconcilerLogCount("event=swept_unknown attempts=(\\d+)");
         results.add(Phases.END_TO_END, "attempts the sweeper made UNKNOWN", swept, "attempts",
-                "STARTING past the primary's soft timeout (" + BenchFiles.PRIMARY_SOFT_TIMEOUT + ") in the ledger: "
-                        + "the hanging calls, and answered calls whose completion was still queued");
+                "STARTING past abandon_after (the hard timeout, " + BenchFiles.PRIMARY_HARD_TIMEOUT
+                        + ", plus 5 s after the start) in the ledger: attempts whose worker vanished, or whose "
+                        + "outcome was still queued behind the reconciler that long");
     }
 
     /** Certifies every (provider, contract) pair through the API, as an operator does before failover may use them. */

@@ -45,14 +45,26 @@ class KafkaTopicsIT {
             // given attempt-commands at the broker's default 1 MiB, while job-requests accepts 4 MiB requests
             admin.incrementalAlterConfigs(Map.of(commands, List.of(new AlterConfigOp(new ConfigEntry(
                     TopicConfig.MAX_MESSAGE_BYTES_CONFIG, "1048588"), AlterConfigOp.OpType.SET)))).all().get();
+            // (a broker applies a config change asynchronously: wait until it describes the small limit)
+            dev.onejob.testing.Await.until(java.time.Duration.ofSeconds(10), "the 1 MiB limit to be visible",
+                    () -> "1048588".equals(limit(admin, commands)));
 
             // when a service starts
             KafkaTopics.ensure(bootstrap, KafkaTopics.allNames(), KafkaTopics.Layout.single(3));
 
-            // then the limit is what an attempt command quoting the largest request needs
-            String limit = admin.describeConfigs(List.of(commands)).all().get().get(commands)
+            // then the limit becomes what an attempt command quoting the largest request needs
+            dev.onejob.testing.Await.until(java.time.Duration.ofSeconds(10), "the raised limit to be visible",
+                    () -> Integer.toString(KafkaTopics.REQUEST_TOPIC_MAX_MESSAGE_BYTES).equals(limit(admin, commands)));
+            assertEquals(Integer.toString(KafkaTopics.REQUEST_TOPIC_MAX_MESSAGE_BYTES), limit(admin, commands));
+        }
+    }
+
+    private static String limit(Admin admin, ConfigResource topic) {
+        try {
+            return admin.describeConfigs(List.of(topic)).all().get().get(topic)
                     .get(TopicConfig.MAX_MESSAGE_BYTES_CONFIG).value();
-            assertEquals(Integer.toString(KafkaTopics.REQUEST_TOPIC_MAX_MESSAGE_BYTES), limit);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot describe " + topic, e);
         }
     }
 

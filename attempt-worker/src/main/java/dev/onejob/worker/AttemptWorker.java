@@ -50,10 +50,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Consumes {@code attempt-commands} as consumer group {@code attempt-worker} (one thread, one consumer; scale by
  * adding instances) and calls each attempt's provider at most once: before calling, the attempt moves
- * PENDING -> STARTING in PostgreSQL with a conditional update, so a redelivered command (a retry, a rebalance, a
- * second worker) finds it started and does not call again; a start whose commit succeeded while its acknowledgement
- * was lost is recognised by its start token when the poll is read again, and called. Offsets are committed once
- * those transitions are durable. Calls run off the poll thread; their outcomes go to {@code attempt-completions}:
+ * PENDING -> STARTING in PostgreSQL with a conditional update (one statement for the whole poll), so a redelivered
+ * command (a retry, a rebalance, a second worker) finds it started and does not call again; a start whose commit
+ * succeeded while its acknowledgement was lost is recognised by its start token when the poll is read again, and
+ * called. Offsets are committed once those transitions are durable. Calls are asynchronous (no thread waits on a
+ * provider; {@code WORKER_MAX_IN_FLIGHT} bounds them); their outcomes go to {@code attempt-completions}:
  * UNKNOWN at the soft deadline when no answer came, then SUCCEEDED or FAILED if a late answer arrives before the hard
  * deadline.
  */
@@ -134,7 +135,7 @@ public final class AttemptWorker implements Loops.Loop {
 
     private static KafkaConsumer<byte[], byte[]> consumer(KafkaConfig kafka, String clientId) {
         Map<String, Object> props = kafka.consumer(GROUP_ID, clientId);
-        props.put("max.poll.records", 100);
+        props.put("max.poll.records", 500);
         return new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
@@ -229,16 +230,32 @@ public final class AttemptWorker implements Loops.Loop {
     /** The code of a FAILED completion for an attempt whose start this worker made but whose request it never sent. */
     static final String NOT_SENT = "not_sent";
 
+    /** A command of this poll that may be started: what its call needs, and the token its start is written with. */
+    private record Startable(AttemptCommand command, ProviderConfig provider, Contract contract, UUID token,
+                             Doubt earlier) {
+    }
+
+    /**
+     * One poll: every record read (a poison one dead-lettered, one this worker cannot run failed without a call),
+     * then PENDING -> STARTING for all the others in one transaction ({@link LedgerStore#startAll}), then the calls
+     * of the starts that applied. Offsets are committed after that transaction.
+     */
     private void handlePoll(ConsumerRecords<byte[], byte[]> records) {
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        Map<UUID, Startable> startable = new java.util.LinkedHashMap<>();
         for (ConsumerRecord<byte[], byte[]> record : records) {
             if (!running.get()) {
                 // Shutting down: no new call; the records not handled are not committed and go to another worker.
                 break;
             }
-            handle(record);
+            Startable start = read(record);
+            if (start != null && startable.putIfAbsent(start.command().attemptId(), start) != null) {
+                // The same command twice in one poll (a relay's redelivery): the first reading decides.
+                metrics.skipped();
+            }
             offsets.put(new TopicPartition(record.topic(), record.partition()), new OffsetAndMetadata(record.offset() + 1));
         }
+        startAll(List.copyOf(startable.values()));
         // Every STARTING transition of this poll is committed in PostgreSQL by now.
         try {
             consumer.commitSync(offsets);
@@ -278,20 +295,21 @@ public final class AttemptWorker implements Loops.Loop {
         }
     }
 
-    private void handle(ConsumerRecord<byte[], byte[]> record) {
+    /** The record as a command to start, or null when it was dead-lettered or failed without a call. */
+    private Startable read(ConsumerRecord<byte[], byte[]> record) {
         AttemptCommand command;
         try {
             command = AttemptCommand.fromJson(Json.MAPPER.readTree(record.value()));
         } catch (IOException | IllegalArgumentException | NullPointerException e) {
             deadLetter(record, "not a valid attempt command: " + e.getMessage());
-            return;
+            return null;
         }
         try (LogContext ignored = LogContext.of(command.jobId(), command.attemptId())) {
-            handle(record, command);
+            return startable(command);
         }
     }
 
-    private void handle(ConsumerRecord<byte[], byte[]> record, AttemptCommand command) {
+    private Startable startable(AttemptCommand command) {
         ProviderConfig provider = providers.find(command.provider()).orElse(null);
         Contract contract = contracts.find(command.contract()).orElse(null);
         if (provider == null || contract == null) {
@@ -305,35 +323,54 @@ public final class AttemptWorker implements Loops.Loop {
                     command.attemptId(), code, message);
             metrics.notRunnable(code);
             publishNow(Completions.notRunnable(command, code, message));
-            return;
+            return null;
         }
         // The token names this one start. When PostgreSQL committed the start but the answer was lost, the doubt
         // keeps the token, and the start is recognised as this worker's own on the next reading or in resolveDoubts.
         Doubt earlier = doubtful.remove(command.attemptId());
         UUID token = earlier == null ? UUID.randomUUID() : earlier.token();
-        TransitionOutcome started;
+        return new Startable(command, provider, contract, token, earlier);
+    }
+
+    /** The starts of one poll in one transaction, then the calls of those that applied. */
+    private void startAll(List<Startable> starts) {
+        List<TransitionOutcome> outcomes;
         try {
-            started = ledger.start(command.attemptId(), provider.softTimeout(), abandonAfter(provider), token);
+            outcomes = ledger.startAll(starts.stream().map(start -> new LedgerStore.Start(start.command().attemptId(),
+                    start.provider().softTimeout(), abandonAfter(start.provider()), start.token())).toList());
         } catch (DatabaseException e) {
-            if (doubtful.size() >= 10_000) {
+            // The transaction may have committed: every start of it is in doubt, each with its token.
+            if (doubtful.size() + starts.size() > 10_000) {
                 log.warn("event=doubts_dropped count={} reason=\"too many starts in doubt\"", doubtful.size());
                 doubtful.clear();
             }
-            doubtful.put(command.attemptId(), new Doubt(token, command, provider, contract));
+            for (Startable start : starts) {
+                doubtful.put(start.command().attemptId(), new Doubt(start.token(), start.command(), start.provider(),
+                        start.contract()));
+            }
             throw e;
         }
-        if (started instanceof TransitionOutcome.NotApplied notApplied) {
-            if (earlier != null) {
-                doubtful.put(command.attemptId(), earlier);
-                settle(earlier);
-                return;
+        // Every start that applied is called before anything else can fail: a start left uncalled is a phantom.
+        for (int i = 0; i < starts.size(); i++) {
+            Startable start = starts.get(i);
+            AttemptCommand command = start.command();
+            try (LogContext ignored = LogContext.of(command.jobId(), command.attemptId())) {
+                if (outcomes.get(i) instanceof TransitionOutcome.NotApplied notApplied) {
+                    if (start.earlier() != null) {
+                        // An earlier start of ours in doubt, not STARTING with its token: settled below.
+                        doubtful.put(command.attemptId(), start.earlier());
+                    } else {
+                        metrics.skipped();
+                        log.info("event=command_skipped job={} attempt={} status={} reason=\"already started or"
+                                + " finished\"", command.jobId(), command.attemptId(), notApplied.current());
+                    }
+                    continue;
+                }
+                launch(command, start.provider(), start.contract());
             }
-            metrics.skipped();
-            log.info("event=command_skipped job={} attempt={} status={} reason=\"already started or finished\"",
-                    command.jobId(), command.attemptId(), notApplied.current());
-            return;
         }
-        launch(command, provider, contract);
+        // Maybe UNKNOWN with our token (the request never left): a database away now leaves it to resolveDoubts.
+        resolveDoubts();
     }
 
     /** Makes the call of a started attempt and publishes its outcome (and a late answer) until the broker has it. */

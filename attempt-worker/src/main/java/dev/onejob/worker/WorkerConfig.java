@@ -27,7 +27,7 @@ public record WorkerConfig(DatabaseConfig database, KafkaConfig kafka, Path prov
         return new WorkerConfig(DatabaseConfig.fromEnv(env), KafkaConfig.fromEnv(env),
                 settings.path(Env.PROVIDERS_FILE, "config/providers.yaml"),
                 settings.path(Env.CONTRACTS_DIR, "config/contracts"),
-                settings.integer(Env.WORKER_MAX_IN_FLIGHT, 256, 1, 100_000),
+                settings.integer(Env.WORKER_MAX_IN_FLIGHT, 4096, 1, 100_000),
                 settings.text(Env.INSTANCE_ID, InstanceIds.defaultFor("worker")),
                 settings.integer(Env.METRICS_PORT, DEFAULT_METRICS_PORT, -1, 65535),
                 settings.optionalDuration(Env.WORKER_DRAIN_TIMEOUT, Duration.ZERO, Duration.ofHours(1)));

@@ -52,16 +52,36 @@ public final class LedgerStore {
     private static final String SELECT_ATTEMPTS_OF_JOB =
             "SELECT " + ATTEMPT_COLUMNS + " FROM attempts WHERE job_id = ? ORDER BY number";
     private static final String SELECT_JOB = "SELECT " + JOB_COLUMNS + " FROM jobs WHERE id = ?";
-    private static final String START_ATTEMPT_IF_PENDING = """
-            UPDATE attempts SET status = 'STARTING', started_at = now(),
-                                soft_deadline = now() + ? * interval '1 millisecond',
-                                abandon_after = now() + ? * interval '1 millisecond', start_token = ?
-            WHERE id = ? AND status = 'PENDING'""";
-    private static final String SELECT_START_TOKEN_IF_STARTING =
-            "SELECT start_token FROM attempts WHERE id = ? AND status = 'STARTING'";
+    /** The job rows of a set of attempts, locked in id order: the lock order of {@link #startAll}. */
+    private static final String LOCK_JOBS_OF_ATTEMPTS = """
+            SELECT id FROM jobs WHERE id IN (SELECT job_id FROM attempts WHERE id = ANY (?::uuid[]))
+            ORDER BY id FOR NO KEY UPDATE""";
+    /**
+     * PENDING -> STARTING for a set of attempts in one statement, their jobs QUEUED -> RUNNING in the same one; per
+     * attempt asked for: whether this statement started it, its status before the statement (null: no such
+     * attempt), and whether it already carries the caller's token (the caller's own start, whose commit succeeded
+     * while its acknowledgement was lost).
+     */
+    private static final String START_ALL_IF_PENDING = """
+            WITH asked AS (
+                SELECT * FROM unnest(?::uuid[], ?::bigint[], ?::bigint[], ?::uuid[])
+                    AS t(id, soft_ms, abandon_ms, token)
+            ), started AS (
+                UPDATE attempts a SET status = 'STARTING', started_at = now(),
+                                      soft_deadline = now() + asked.soft_ms * interval '1 millisecond',
+                                      abandon_after = now() + asked.abandon_ms * interval '1 millisecond',
+                                      start_token = asked.token
+                FROM asked WHERE a.id = asked.id AND a.status = 'PENDING'
+                RETURNING a.id, a.job_id
+            ), running AS (
+                UPDATE jobs SET status = 'RUNNING'
+                WHERE id IN (SELECT job_id FROM started) AND status = 'QUEUED'
+            )
+            SELECT asked.id, started.id IS NOT NULL AS started, a.status,
+                   coalesce(a.status = 'STARTING' AND a.start_token = asked.token, false) AS own
+            FROM asked LEFT JOIN started ON started.id = asked.id LEFT JOIN attempts a ON a.id = asked.id""";
     private static final String SELECT_UNKNOWN_WITH_TOKEN =
             "SELECT 1 FROM attempts WHERE id = ? AND status = 'UNKNOWN' AND start_token = ?";
-    private static final String MARK_JOB_RUNNING = "UPDATE jobs SET status = 'RUNNING' WHERE id = ? AND status = 'QUEUED'";
     private static final String MARK_ATTEMPT_UNKNOWN_IF_STARTING =
             "UPDATE attempts SET status = 'UNKNOWN' WHERE id = ? AND status = 'STARTING'";
     private static final String MARK_JOB_UNKNOWN = "UPDATE jobs SET status = 'UNKNOWN' WHERE id = ? AND status = 'RUNNING'";
@@ -207,23 +227,52 @@ public final class LedgerStore {
      * grace, since it reports UNKNOWN itself at the soft deadline; the overloads without it use the soft timeout.
      */
     public TransitionOutcome start(UUID attemptId, Duration softTimeout, Duration abandonAfter, UUID startToken) {
+        return startAll(List.of(new Start(attemptId, softTimeout, abandonAfter, startToken))).get(0);
+    }
+
+    /** One start asked of {@link #startAll}: the attempt, its deadlines from now, and the caller's token for it. */
+    public record Start(UUID attemptId, Duration softTimeout, Duration abandonAfter, UUID token) {
+    }
+
+    /**
+     * {@link #start} for a whole poll of attempt commands in one transaction: the jobs locked in id order (job rows
+     * before attempts, as everywhere), then one statement for every PENDING -> STARTING and QUEUED -> RUNNING.
+     * Outcomes come back in the order given, each what {@code start} would have answered alone.
+     *
+     * @throws IllegalArgumentException when an attempt is asked for twice: which token would win is not defined
+     */
+    public List<TransitionOutcome> startAll(List<Start> starts) {
+        if (starts.isEmpty()) {
+            return List.of();
+        }
+        UUID[] ids = new UUID[starts.size()];
+        Long[] soft = new Long[starts.size()];
+        Long[] abandon = new Long[starts.size()];
+        UUID[] tokens = new UUID[starts.size()];
+        java.util.Set<UUID> distinct = new java.util.HashSet<>();
+        for (int i = 0; i < starts.size(); i++) {
+            Start start = starts.get(i);
+            if (!distinct.add(start.attemptId())) {
+                throw new IllegalArgumentException("attempt " + start.attemptId() + " is asked to start twice");
+            }
+            ids[i] = start.attemptId();
+            soft[i] = start.softTimeout().toMillis();
+            abandon[i] = start.abandonAfter().toMillis();
+            tokens[i] = start.token();
+        }
         return database.inTransaction(connection -> {
-            Optional<Attempt> attempt = LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, attemptId);
-            if (attempt.isEmpty()) {
-                return new TransitionOutcome.NotApplied(null);
-            }
-            lockJob(connection, attempt.get().jobId());
-            if (LedgerSql.update(connection, START_ATTEMPT_IF_PENDING, softTimeout.toMillis(), abandonAfter.toMillis(),
-                    startToken, attemptId) == 0) {
-                Optional<UUID> token = LedgerSql.queryOne(connection, SELECT_START_TOKEN_IF_STARTING,
-                        row -> row.getObject(1, UUID.class), attemptId);
-                if (token.isPresent() && startToken.equals(token.get())) {
-                    return TransitionOutcome.applied();
-                }
-                return new TransitionOutcome.NotApplied(currentStatus(connection, attemptId));
-            }
-            LedgerSql.update(connection, MARK_JOB_RUNNING, attempt.get().jobId());
-            return TransitionOutcome.applied();
+            LedgerSql.queryList(connection, LOCK_JOBS_OF_ATTEMPTS, row -> row.getObject(1, UUID.class),
+                    connection.createArrayOf("uuid", ids));
+            java.util.Map<UUID, TransitionOutcome> byId = new java.util.HashMap<>();
+            LedgerSql.queryList(connection, START_ALL_IF_PENDING, row -> {
+                UUID id = row.getObject("id", UUID.class);
+                TransitionOutcome outcome = row.getBoolean("started") || row.getBoolean("own")
+                        ? TransitionOutcome.applied() : new TransitionOutcome.NotApplied(row.getString("status"));
+                byId.put(id, outcome);
+                return id;
+            }, connection.createArrayOf("uuid", ids), connection.createArrayOf("bigint", soft),
+                    connection.createArrayOf("bigint", abandon), connection.createArrayOf("uuid", tokens));
+            return starts.stream().map(start -> byId.get(start.attemptId())).toList();
         });
     }
 

@@ -50,6 +50,12 @@ public final class CompletionHandler {
     }
 
     private Applied applyInContext(AttemptCompletion completion) {
+        if (completion.outcome() == AttemptCompletion.Outcome.SUCCEEDED) {
+            // The hot path: the compare-and-swap's own transaction checks the attempt, the job and the provider.
+            Applied applied = succeeded(completion);
+            metrics.applied(completion.outcome().name(), applied instanceof Done done ? done.event() : "rejected");
+            return applied;
+        }
         Optional<Attempt> attempt = ledger.attempt(completion.attemptId());
         if (attempt.isEmpty()) {
             metrics.applied(completion.outcome().name(), "rejected");
@@ -65,18 +71,15 @@ public final class CompletionHandler {
             return new Rejected("attempt " + completion.attemptId() + " ran on " + attempt.get().provider()
                     + ", not " + completion.provider());
         }
-        Applied applied = switch (completion.outcome()) {
-            case SUCCEEDED -> succeeded(completion);
-            case FAILED -> failed(completion);
-            case UNKNOWN -> unknown(completion);
-        };
+        Applied applied = completion.outcome() == AttemptCompletion.Outcome.FAILED ? failed(completion)
+                : unknown(completion);
         metrics.applied(completion.outcome().name(), applied instanceof Done done ? done.event() : "rejected");
         return applied;
     }
 
     private Applied succeeded(AttemptCompletion completion) {
-        CompletionOutcome outcome = ledger.complete(completion.jobId(), completion.attemptId(), completion.result(),
-                completion.providerRequestId());
+        CompletionOutcome outcome = ledger.complete(completion.jobId(), completion.attemptId(), completion.provider(),
+                completion.result(), completion.providerRequestId());
         if (outcome instanceof CompletionOutcome.Won) {
             log.info("event=won job={} attempt={} provider={}", completion.jobId(), completion.attemptId(),
                     completion.provider());

@@ -34,7 +34,7 @@ public record ReconcilerConfig(DatabaseConfig database, KafkaConfig kafka, Strin
                 settings.path(Env.CONTRACTS_DIR, "config/contracts"),
                 settings.duration(Env.SWEEP_INTERVAL, Duration.ofSeconds(1), Duration.ofMillis(10),
                         Duration.ofMinutes(10)),
-                settings.integer(Env.STREAM_THREADS, 1, 1, 64),
+                settings.integer(Env.STREAM_THREADS, 3, 1, 64),
                 settings.integer(Env.METRICS_PORT, DEFAULT_METRICS_PORT, -1, 65535),
                 settings.optionalDuration(Env.CERTIFY_INTERVAL, Duration.ofSeconds(1), Duration.ofDays(365))
                         .orElse(null),

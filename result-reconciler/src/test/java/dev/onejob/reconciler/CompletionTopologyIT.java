@@ -117,6 +117,11 @@ class CompletionTopologyIT {
         pipe(new AttemptCompletion(a.id(), other.jobId(), AttemptCompletion.Outcome.SUCCEEDED,
                 ReconcilerFixture.RESULT_A, null, null, "primary", "m", null, 1, java.time.Instant.now()));
         assertTrue(deadLetterReason().contains("belongs to job"));
+        // a success that claims another provider than the attempt ran on (checked inside the CAS's transaction)
+        pipe(new AttemptCompletion(a.id(), a.jobId(), AttemptCompletion.Outcome.SUCCEEDED,
+                ReconcilerFixture.RESULT_A, null, null, "backup", "m", null, 1, java.time.Instant.now()));
+        assertTrue(deadLetterReason().contains("ran on primary, not backup"));
+        assertEquals(AttemptStatus.STARTING, fixture.ledger.attempt(a.id()).orElseThrow().status());
         // not JSON, and JSON that is not a completion
         completions.pipeInput(a.jobId().toString().getBytes(StandardCharsets.UTF_8), "{oops".getBytes(StandardCharsets.UTF_8));
         assertTrue(deadLetterReason().contains("not valid JSON"));

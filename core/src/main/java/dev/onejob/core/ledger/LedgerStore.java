@@ -325,14 +325,29 @@ public final class LedgerStore {
      * redelivery that carries a different result than the one recorded for that attempt is rejected.
      */
     public CompletionOutcome complete(UUID jobId, UUID attemptId, JsonNode result, String providerRequestId) {
+        return complete(jobId, attemptId, null, result, providerRequestId);
+    }
+
+    /**
+     * The same, for a completion that names the provider it ran on: one that names another provider than the
+     * attempt's is rejected, in the same transaction as the compare-and-swap (no read before it). Null checks no
+     * provider.
+     */
+    public CompletionOutcome complete(UUID jobId, UUID attemptId, String provider, JsonNode result,
+                                      String providerRequestId) {
         String resultJson = Json.write(result);
         return database.inTransaction(connection -> {
             Optional<Attempt> found = LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, attemptId);
             if (found.isEmpty() || !found.get().jobId().equals(jobId)) {
                 return new CompletionOutcome.Rejected(attemptId, found.isEmpty()
-                        ? "no such attempt" : "attempt belongs to job " + found.get().jobId() + ", not " + jobId);
+                        ? "no attempt " + attemptId + " in the ledger"
+                        : "attempt " + attemptId + " belongs to job " + found.get().jobId() + ", not " + jobId);
             }
             Attempt attempt = found.get();
+            if (provider != null && !attempt.provider().equals(provider)) {
+                return new CompletionOutcome.Rejected(attemptId, "attempt " + attemptId + " ran on "
+                        + attempt.provider() + ", not " + provider);
+            }
             if (attempt.status() == AttemptStatus.PENDING) {
                 return new CompletionOutcome.Rejected(attemptId, "attempt was never started");
             }

@@ -29,6 +29,35 @@ public sealed interface Behaviour {
     }
 
     /**
+     * A normal success after a delay drawn for each request from a lognormal distribution with the given median
+     * and 99th percentile, the shape of real model latencies (most calls near the median, a long tail).
+     */
+    record Lognormal(long medianMs, long p99Ms) implements Behaviour {
+        /** The standard normal quantile of 0.99. */
+        private static final double Z99 = 2.3263478740408408;
+
+        public Lognormal {
+            if (medianMs < 1) {
+                throw new IllegalArgumentException("median_ms must be at least 1, was " + medianMs);
+            }
+            if (p99Ms < medianMs) {
+                throw new IllegalArgumentException("p99_ms must be at least median_ms, was " + p99Ms);
+            }
+        }
+
+        @Override
+        public String kind() {
+            return "lognormal";
+        }
+
+        /** One delay: {@code median * exp(sigma * z)} with {@code sigma = ln(p99 / median) / z(0.99)}. */
+        public long drawMs(java.util.random.RandomGenerator random) {
+            double sigma = Math.log((double) p99Ms / medianMs) / Z99;
+            return Math.round(medianMs * Math.exp(sigma * random.nextGaussian()));
+        }
+    }
+
+    /**
      * Reads the request, then holds the connection open and answers (success) after
      * {@code answerAfterMs}, or never ({@code null}) until the simulator closes.
      */
@@ -152,6 +181,10 @@ public sealed interface Behaviour {
 
     static Behaviour answerAfter(Duration delay) {
         return new Answer(delay.toMillis());
+    }
+
+    static Behaviour lognormal(Duration median, Duration p99) {
+        return new Lognormal(median.toMillis(), p99.toMillis());
     }
 
     static Behaviour hangForever() {

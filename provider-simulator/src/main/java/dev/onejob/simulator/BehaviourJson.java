@@ -31,6 +31,8 @@ public final class BehaviourJson {
         Behaviour behaviour = switch (kind) {
             case "answer" -> new Behaviour.Answer(optionalLong(spec, "delay_ms", 0L));
             case "hang" -> new Behaviour.Hang(optionalLong(spec, "answer_after_ms", null));
+            case "lognormal" -> new Behaviour.Lognormal(optionalLong(spec, "median_ms", 1_000L),
+                    optionalLong(spec, "p99_ms", 8_000L));
             case "status" -> new Behaviour.Status(requiredInt(spec, "status"), optionalInt(spec, "retry_after_s"));
             case "malformed_json" -> new Behaviour.MalformedJson();
             case "invent_key" -> new Behaviour.InventKey(optionalText(spec, "key", "confidence"));
@@ -57,6 +59,9 @@ public final class BehaviourJson {
             spec.put("delay_ms", answer.delayMs());
         } else if (behaviour instanceof Behaviour.Hang hang) {
             spec.put("answer_after_ms", hang.answerAfterMs());
+        } else if (behaviour instanceof Behaviour.Lognormal lognormal) {
+            spec.put("median_ms", lognormal.medianMs());
+            spec.put("p99_ms", lognormal.p99Ms());
         } else if (behaviour instanceof Behaviour.Status status) {
             spec.put("status", status.status());
             spec.put("retry_after_s", status.retryAfterSeconds());
@@ -89,6 +94,7 @@ public final class BehaviourJson {
         return switch (kind) {
             case "answer" -> Set.of("kind", "one_shot", "delay_ms");
             case "hang" -> Set.of("kind", "one_shot", "answer_after_ms");
+            case "lognormal" -> Set.of("kind", "one_shot", "median_ms", "p99_ms");
             case "status" -> Set.of("kind", "one_shot", "status", "retry_after_s");
             case "invent_key" -> Set.of("kind", "one_shot", "key");
             case "drop_field" -> Set.of("kind", "one_shot", "field", "every_nth");

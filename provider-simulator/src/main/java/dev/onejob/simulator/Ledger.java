@@ -58,7 +58,7 @@ final class Ledger {
     private synchronized void update(long recordedIn, int index, int status) {
         // A request answered after a clear belongs to the cleared ledger; it must not touch the new one.
         if (recordedIn == generation) {
-            entries.set(index, entries.get(index).withStatus(status));
+            entries.set(index, entries.get(index).withStatus(status, clock.instant()));
         }
     }
 }

@@ -22,6 +22,7 @@ import java.time.Instant;
  *                        before any behaviour (bad key, bad request)
  * @param status          the HTTP status answered, or {@code null} while none was (hang, reset); set just
  *                        before the response is written, so a client holding its answer finds it here
+ * @param answeredAt      when that status was set (the answer left right after), or {@code null} while none was
  */
 public record LedgerEntry(
         long sequence,
@@ -32,14 +33,21 @@ public record LedgerEntry(
         String model,
         String bodySha256,
         String behaviour,
-        Integer status) {
+        Integer status,
+        Instant answeredAt) {
 
     /** The behaviour value of requests refused before any behaviour was applied. */
     public static final String REJECTED = "rejected";
 
-    LedgerEntry withStatus(int answered) {
+    /** A request without an answer yet, as it arrives. */
+    public LedgerEntry(long sequence, Instant receivedAt, String path, String protocol, String idempotencyKey,
+                       String model, String bodySha256, String behaviour, Integer status) {
+        this(sequence, receivedAt, path, protocol, idempotencyKey, model, bodySha256, behaviour, status, null);
+    }
+
+    LedgerEntry withStatus(int answered, Instant at) {
         return new LedgerEntry(sequence, receivedAt, path, protocol, idempotencyKey, model, bodySha256,
-                behaviour, answered);
+                behaviour, answered, at);
     }
 
     public ObjectNode toJson() {
@@ -53,6 +61,7 @@ public record LedgerEntry(
         json.put("body_sha256", bodySha256);
         json.put("behaviour", behaviour);
         json.put("status", status);
+        json.put("answered_at", answeredAt == null ? null : answeredAt.toString());
         return json;
     }
 
@@ -67,6 +76,7 @@ public record LedgerEntry(
                 Json.text(json, "model"),
                 Json.text(json, "body_sha256"),
                 Json.text(json, "behaviour"),
-                status == null || status.isNull() ? null : status.asInt());
+                status == null || status.isNull() ? null : status.asInt(),
+                json.hasNonNull("answered_at") ? Instant.parse(json.get("answered_at").asText()) : null);
     }
 }

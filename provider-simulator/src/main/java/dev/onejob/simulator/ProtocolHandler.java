@@ -136,6 +136,10 @@ final class ProtocolHandler implements HttpHandler {
         if (behaviour instanceof Behaviour.Answer answer && answer.delayMs() > 0) {
             return !closed.await(answer.delayMs(), TimeUnit.MILLISECONDS);
         }
+        if (behaviour instanceof Behaviour.Lognormal lognormal) {
+            return !closed.await(lognormal.drawMs(java.util.concurrent.ThreadLocalRandom.current()),
+                    TimeUnit.MILLISECONDS);
+        }
         if (behaviour instanceof Behaviour.Hang hang) {
             if (hang.answerAfterMs() == null) {
                 closed.await();

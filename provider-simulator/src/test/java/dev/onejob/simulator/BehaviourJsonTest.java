@@ -18,7 +18,23 @@ class BehaviourJsonTest {
                 new Behaviour.Status(429, 3), new Behaviour.Status(500, null), new Behaviour.MalformedJson(),
                 new Behaviour.InventKey("reasoning"), new Behaviour.DropField("summary", 3),
                 new Behaviour.DropField(null, 1), new Behaviour.IgnoreFormat(), new Behaviour.MangleNonAscii(),
-                new Behaviour.Reset());
+                new Behaviour.Reset(), new Behaviour.Lognormal(1_000, 8_000));
+    }
+
+    @Test
+    void lognormalDelaysHaveTheAskedMedianAndNinetyNinthPercentile() {
+        // given 100,000 draws with a fixed seed
+        Behaviour.Lognormal lognormal = new Behaviour.Lognormal(1_000, 8_000);
+        java.util.Random random = new java.util.Random(42);
+        long[] draws = new long[100_000];
+        for (int i = 0; i < draws.length; i++) {
+            draws[i] = lognormal.drawMs(random);
+        }
+        java.util.Arrays.sort(draws);
+
+        // then the empirical median and p99 are within 5% of the asked ones
+        assertEquals(1_000, draws[draws.length / 2], 50);
+        assertEquals(8_000, draws[(int) (draws.length * 0.99)], 400);
     }
 
     @ParameterizedTest
@@ -57,6 +73,8 @@ class BehaviourJsonTest {
         "{\"kind\":\"drop_field\",\"every_nth\":0}",
         "{\"kind\":\"hang\",\"answer_after_ms\":\"soon\"}",
         "{\"kind\":\"reset\",\"one_shot\":\"yes\"}",
+        "{\"kind\":\"lognormal\",\"median_ms\":2000,\"p99_ms\":1000}",
+        "{\"kind\":\"lognormal\",\"median_ms\":0}",
         "[]"})
     void invalidSpecsAreRejectedWithAMessage(String spec) {
         // when

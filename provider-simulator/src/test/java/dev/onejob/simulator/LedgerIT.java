@@ -83,6 +83,19 @@ class LedgerIT {
         assertEquals(Json.sha256Hex(body.toString()), entry.bodySha256());
         assertEquals("answer", entry.behaviour());
         assertEquals(200, entry.status());
+        assertFalse(entry.answeredAt().isBefore(entry.receivedAt()));
+        assertEquals(entry, LedgerEntry.fromJson(entry.toJson()));
+    }
+
+    @Test
+    void aDelayedAnswerIsLedgeredWithTheTimeItWasAnswered() throws Exception {
+        simulator.setDefaultBehaviour(Behaviour.answerAfter(java.time.Duration.ofMillis(300)));
+
+        http.openAi(SimHttp.openAiBody("prompt", null), "slow");
+
+        LedgerEntry entry = simulator.ledger().get(0);
+        long waited = java.time.Duration.between(entry.receivedAt(), entry.answeredAt()).toMillis();
+        assertTrue(waited >= 290 && waited < 5_000, "answered " + waited + " ms after it was received");
     }
 
     @Test
@@ -101,6 +114,7 @@ class LedgerIT {
         LedgerEntry entry = simulator.ledger().get(0);
         assertEquals("hang", entry.behaviour());
         assertNull(entry.status());
+        assertNull(entry.answeredAt());
     }
 
     @Test

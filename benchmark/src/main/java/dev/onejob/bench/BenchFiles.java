@@ -8,8 +8,10 @@ import java.util.List;
 /**
  * Who the benchmark's tokens are for and how its providers are set: eight submitting owners and one operator (the
  * tokens go to the load generator and the peer through {@code tokens.properties}); {@code primary} (openai-chat,
- * soft timeout 1 s, hard 2 s) and {@code backup} (anthropic-messages, 5 s / 10 s) at the run's simulators. The
- * files themselves are written by the shared kit ({@link RunFiles}); contracts are the project's own.
+ * soft timeout 1 s, hard 2 s) and {@code backup} (anthropic-messages, 5 s / 10 s) at the run's simulators, and
+ * {@code slow} for the slow-provider phase (anthropic-messages at the backup's simulator, 10 s / 30 s: timeouts for
+ * calls that take seconds). The files themselves are written by the shared kit ({@link RunFiles}), {@code slow}
+ * appended here; contracts are the project's own.
  */
 final class BenchFiles {
     static final List<String> OWNERS = List.of("bench-0", "bench-1", "bench-2", "bench-3", "bench-4", "bench-5",
@@ -22,9 +24,23 @@ final class BenchFiles {
     private BenchFiles() {
     }
 
+    static final String SLOW = "slow";
+    static final Duration SLOW_SOFT_TIMEOUT = Duration.ofSeconds(10);
+    static final Duration SLOW_HARD_TIMEOUT = Duration.ofSeconds(30);
+
     static RunFiles write(Path dir, Path root) {
-        return RunFiles.write(dir, root, "bench", OWNERS, OPERATOR,
+        RunFiles files = RunFiles.write(dir, root, "bench", OWNERS, OPERATOR,
                 new RunFiles.Timeouts(Duration.ofSeconds(1), Duration.ofSeconds(2)),
                 new RunFiles.Timeouts(Duration.ofSeconds(5), Duration.ofSeconds(10)), true);
+        try {
+            java.nio.file.Files.writeString(files.providersFile(), """
+                      - {id: %s, protocol: anthropic-messages, base_url: '${SIM_BACKUP_URL}',
+                         model: claude-sonnet-4-5, api_key_env: BACKUP_API_KEY, soft_timeout: %dms, hard_timeout: %dms}
+                    """.formatted(SLOW, SLOW_SOFT_TIMEOUT.toMillis(), SLOW_HARD_TIMEOUT.toMillis()),
+                    java.nio.file.StandardOpenOption.APPEND);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot add the slow provider to " + files.providersFile(), e);
+        }
+        return files;
     }
 }

@@ -10,6 +10,8 @@ import java.util.List;
  * @param repeatShare share of requests that repeat an earlier (owner, key, payload): double clicks, redeliveries
  * @param poisonEvery every n-th {@code job-requests} record is not JSON (1% at 100)
  * @param hangEvery   every n-th new job of the timeout run hangs at the primary provider (5% at 20)
+ * @param slowRates   the slow-provider phase's offered rates (requests/s), each for {@code slowStepSeconds}
+ * @param slowBacklog jobs waiting for the worker when it starts, in the slow-provider phase's backlog run
  */
 public record BenchSettings(boolean quick, Path root, Path outputDir,
                             int pgbenchSeconds, int casPoolPerRun,
@@ -19,22 +21,25 @@ public record BenchSettings(boolean quick, Path root, Path outputDir,
                             double httpLatencySeconds,
                             int e2eWarmupRequests, int e2eBurstRequests, int e2eConcurrency, double e2eRateSeconds,
                             int dbosBurstRequests, int dbosConcurrency, double dbosRateSeconds,
-                            double repeatShare, int poisonEvery, int hangEvery) {
+                            double repeatShare, int poisonEvery, int hangEvery,
+                            List<Double> slowRates, double slowStepSeconds, int slowBacklog) {
 
     public static BenchSettings full(Path root, Path outputDir) {
         return new BenchSettings(false, root, outputDir, 10, 150_000, 300_000, 1_000, 30_000,
                 5, 12, List.of(8, 32, 128), 20,
-                400, 3_000, 64, 20,
+                400, 3_000, 128, 20,
                 3_000, 128, 20,
-                0.2, 100, 20);
+                0.2, 100, 20,
+                List.of(50.0, 100.0, 200.0, 400.0), 15, 4_000);
     }
 
     public static BenchSettings quick(Path root, Path outputDir) {
         return new BenchSettings(true, root, outputDir, 1, 5_000, 20_000, 100, 1_000,
                 1, 1.5, List.of(8, 32, 128), 2,
-                30, 150, 32, 2,
+                30, 150, 64, 2,
                 150, 64, 2,
-                0.2, 100, 20);
+                0.2, 100, 20,
+                List.of(20.0), 2, 100);
     }
 
     public String mode() {

@@ -117,11 +117,13 @@ final class Benchmark {
         phase(Phases.KAFKA_INGEST, () -> new KafkaIngestPhase(context).run());
         phase(Phases.HTTP_INGEST, () -> new HttpIngestPhase(context).run());
         phase(Phases.END_TO_END, () -> new EndToEndPhase(context).run());
+        phase(Phases.SLOW_PROVIDER, () -> new SlowProviderPhase(context).run());
         Invariants invariants = new Invariants(context);
         phase("invariants", invariants::checkOnejob);
         services.stopOnejob();
         phase(Phases.DBOS, () -> new DbosPhase(context).run());
         phase("peer invariants", () -> invariants.checkPeer(services.primaryUrl()));
+        CpuPerJob.record(context);
     }
 
     private boolean phase(String name, PhaseBody body) {
@@ -170,10 +172,16 @@ final class Benchmark {
                 + " s each after " + settings.httpWarmupSeconds() + " s warm-up at 32; open loop at 50% of max for "
                 + settings.httpLatencySeconds() + " s; " + pct(settings.repeatShare()) + " repeats");
         s.put("end to end", settings.e2eBurstRequests() + " requests by " + settings.e2eConcurrency()
-                + " concurrent submitters (after " + settings.e2eWarmupRequests() + " warm-up), then "
+                + " concurrent clients, each waiting for its job's result before its next request, as the peer's do"
+                + " (after " + settings.e2eWarmupRequests() + " warm-up), then "
                 + settings.e2eRateSeconds() + " s at 50% of that rate, then the same with 1 in " + settings.hangEvery()
                 + " new jobs hanging " + Services.HANG_MS + " ms at primary (soft timeout "
                 + BenchFiles.PRIMARY_SOFT_TIMEOUT + ", hard " + BenchFiles.PRIMARY_HARD_TIMEOUT + ")");
+        s.put("slow provider", "provider 'slow' (soft timeout " + BenchFiles.SLOW_SOFT_TIMEOUT.toSeconds() + " s, hard "
+                + BenchFiles.SLOW_HARD_TIMEOUT.toSeconds() + " s) at a simulator answering after a lognormal delay "
+                + "(median 1 s, p99 8 s); open loop at " + settings.slowRates() + " requests/s, "
+                + settings.slowStepSeconds() + " s each, results awaited; then " + settings.slowBacklog()
+                + " jobs submitted while the worker was stopped, released to it at once");
         s.put("DBOS peer", settings.dbosBurstRequests() + " requests by " + settings.dbosConcurrency()
                 + " concurrent clients, then " + settings.dbosRateSeconds() + " s at 50% of that rate; "
                 + pct(settings.repeatShare()) + " repeats");

@@ -17,7 +17,8 @@ import java.util.Map;
  * Phase 5, end to end: an HTTP job request to its {@code job-results} record, seen by a read_committed consumer in
  * the load generator's JVM, through ingest, one attempt worker and the reconciler (each its own process) and the
  * zero-latency simulators. The worker's group first skips the attempt commands of phases 3 and 4 (their jobs stay
- * QUEUED), so only this phase's jobs are called. Runs: saturated (a burst in closed loop; jobs/s from the first
+ * QUEUED), so only this phase's jobs are called. Runs: saturated (a burst in closed loop with as many clients as the
+ * peer's, each waiting for its job's result before its next request, as the peer's clients do; jobs/s from the first
  * request to the last result), 50% of that rate in open loop, and the same rate again with every 20th new job
  * hanging at the primary past its soft timeout: the attempt goes UNKNOWN, the {@link OperatorBot} resolves it FAILED
  * and the job fails over to the backup in the same transaction.
@@ -43,7 +44,7 @@ final class EndToEndPhase {
                 context.files().submitterTokens(), "e2e", settings.repeatShare(), "kafka")
                 .awaitingKafka(context.kafka().bootstrapServers(), Services.HANG_MARKER)
                 .closedForRequests("warmup", 16, settings.e2eWarmupRequests(), false)
-                .closedForRequests("burst", settings.e2eConcurrency(), settings.e2eBurstRequests(), true)
+                .closedAwaitingEach("burst", settings.e2eConcurrency(), settings.e2eBurstRequests())
                 .openAtShareOfMax("latency", 0.5, settings.e2eRateSeconds(), 0)
                 .openAtShareOfMax("timeouts", 0.5, settings.e2eRateSeconds(), settings.hangEvery());
         Map<String, JsonNode> steps;
@@ -56,8 +57,8 @@ final class EndToEndPhase {
         }
         context.expectedJobs().put("e2e", LoadPlan.distinctJobs(steps));
         Results results = context.results();
-        record(results, steps.get("burst"), "(saturated)", settings.e2eConcurrency() + " concurrent submitters, "
-                + settings.e2eBurstRequests() + " requests");
+        record(results, steps.get("burst"), "(saturated)", settings.e2eConcurrency() + " concurrent clients, each "
+                + "waiting for its job's job-results record; " + settings.e2eBurstRequests() + " requests");
         record(results, steps.get("latency"), "at 50% load", "open loop");
         record(results, steps.get("timeouts"), "with 5% timeouts", "open loop, same rate; every "
                 + settings.hangEvery() + "th new job hangs at primary");

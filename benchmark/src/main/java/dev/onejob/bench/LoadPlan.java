@@ -46,6 +46,28 @@ final class LoadPlan {
         return this;
     }
 
+    /** Closed loop in which each client waits for its job's result before its next request (like the peer's). */
+    LoadPlan closedAwaitingEach(String name, int concurrency, long requests) {
+        steps.addObject().put("name", name).put("kind", "closed").put("concurrency", concurrency)
+                .put("requests", requests).put("record", true).put("awaitSeconds", 300).put("awaitEach", true);
+        return this;
+    }
+
+    /** Open loop at a fixed rate (requests/s) for {@code seconds}. */
+    LoadPlan openAtRate(String name, double rate, double seconds) {
+        steps.addObject().put("name", name).put("kind", "open").put("rate", rate).put("seconds", seconds)
+                .put("hangEvery", 0).put("awaitSeconds", 300);
+        return this;
+    }
+
+    /** The providers the plan's jobs run on: {@code target}, then {@code fallbacks}. */
+    LoadPlan onProviders(String target, List<String> fallbacks) {
+        plan.put("target", target);
+        ArrayNode chain = plan.putArray("fallbacks");
+        fallbacks.forEach(chain::add);
+        return this;
+    }
+
     LoadPlan openAtShareOfMax(String name, double share, double seconds, int hangEvery) {
         steps.addObject().put("name", name).put("kind", "open").put("rateOfMax", share).put("seconds", seconds)
                 .put("hangEvery", hangEvery).put("awaitSeconds", 300);

@@ -79,15 +79,34 @@ final class Services implements AutoCloseable {
 
     /** One after the other: each applies the migrations at start, and PostgreSQL here is shared with other work. */
     void startWorkerAndReconciler() {
-        worker = launch("attempt-worker", () -> runner.service("attempt-worker", "attempt-worker",
-                "dev.onejob.worker.WorkerMain", jvmArgs("attempt-worker"), serviceEnv("worker")),
-                Pattern.compile("event=started service=attempt-worker"));
+        startWorker();
         Map<String, String> reconcilerEnv = serviceEnv("reconciler");
         reconcilerEnv.put("STREAMS_STATE_DIR", runner.logs().resolve("streams").toString());
         // Its first rebalance may still run after "started": the end-to-end phase's unrecorded warm-up absorbs it.
         reconciler = launch("result-reconciler", () -> runner.service("result-reconciler", "result-reconciler",
                 "dev.onejob.reconciler.ReconcilerMain", jvmArgs("result-reconciler"), reconcilerEnv),
                 Pattern.compile("event=started service=result-reconciler"));
+    }
+
+    /** Starts the attempt worker (again, after {@link #stopWorker}) and waits until it polls. */
+    void startWorker() {
+        worker = launch("attempt-worker", () -> runner.service("attempt-worker", "attempt-worker",
+                "dev.onejob.worker.WorkerMain", jvmArgs("attempt-worker"), serviceEnv("worker")),
+                Pattern.compile("event=started service=attempt-worker"));
+    }
+
+    /** Stops the attempt worker (SIGTERM: it drains its calls in flight) and stops tracking it. */
+    void stopWorker() {
+        if (worker != null) {
+            monitor.untrack(worker.name());
+            worker.close();
+            worker = null;
+        }
+    }
+
+    /** The worker's process, or null while it is stopped. */
+    ChildProcess worker() {
+        return worker;
     }
 
     /**

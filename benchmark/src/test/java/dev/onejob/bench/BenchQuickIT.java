@@ -34,7 +34,7 @@ class BenchQuickIT {
         });
         assertEquals(List.of(), notMeasured, "every figure is measured");
         for (String phase : List.of("pgbench", "kafka-producer-perf", "kafka-ingest", "http-ingest", "end-to-end",
-                "dbos-peer")) {
+                "slow-provider", "slow-backlog", "dbos-peer", "cpu-per-job")) {
             assertTrue(hasFigure(report, phase), "phase " + phase + " produced figures");
         }
         report.path("targets").forEach(t -> assertTrue(t.path("ratio").isNumber(),

@@ -38,6 +38,7 @@ public final class ResultReconciler implements AutoCloseable {
     private final ReconcilerMetrics metrics = new ReconcilerMetrics();
     private KafkaStreams streams;
     private Sweeper sweeper;
+    private CompletionProgress progress;
     private LedgerGauges gauges;
     private OpsServer ops;
     private CertificationSchedule schedule;
@@ -83,7 +84,9 @@ public final class ResultReconciler implements AutoCloseable {
             return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
         });
         streams.start();
-        sweeper = new Sweeper(new LedgerStore(database), metrics);
+        progress = new CompletionProgress(config.kafka().bootstrapServers(), config.applicationId(),
+                config.instanceId() + "-sweeper");
+        sweeper = new Sweeper(new LedgerStore(database), metrics, progress::snapshot);
         sweeper.start(config.sweepInterval());
         gauges = new LedgerGauges(database, metrics.registry());
         new KafkaStreamsMetrics(streams).bindTo(metrics.registry());
@@ -156,6 +159,9 @@ public final class ResultReconciler implements AutoCloseable {
         }
         if (sweeper != null) {
             sweeper.close();
+        }
+        if (progress != null) {
+            progress.close();
         }
         if (streams != null) {
             streams.close(Duration.ofSeconds(10));

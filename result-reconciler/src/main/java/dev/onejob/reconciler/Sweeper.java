@@ -2,6 +2,8 @@ package dev.onejob.reconciler;
 
 import dev.onejob.core.ledger.LedgerStore;
 import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -12,6 +14,12 @@ import org.slf4j.LoggerFactory;
  * Turns attempts still STARTING when their worker counts as vanished (past the hard timeout plus a grace after the
  * start: a worker that lives reports UNKNOWN itself at the soft deadline) into UNKNOWN, on a schedule. Several
  * reconcilers may sweep at once: each move is a conditional transition. Never FAILED, never PENDING.
+ *
+ * <p>Before it sweeps, it asks how far the reconcilers have applied attempt-completions ({@link CompletionProgress}):
+ * an attempt is swept only once every completion produced on its partition before its {@code abandon_after} has been
+ * applied. Otherwise its outcome may be waiting behind the reconciler, and sweeping it would make onejob's own queue
+ * look like a provider that might still be working. When the progress cannot be read (the broker is away), nothing
+ * is swept that round.
  */
 public final class Sweeper implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Sweeper.class);
@@ -23,9 +31,18 @@ public final class Sweeper implements AutoCloseable {
         return t;
     });
 
+    private static final int BATCH = 500;
+    /** The progress of attempt-completions, or null to sweep on abandon_after alone. */
+    private final Supplier<CompletionProgress.Snapshot> progress;
+
     public Sweeper(LedgerStore ledger, ReconcilerMetrics metrics) {
+        this(ledger, metrics, null);
+    }
+
+    Sweeper(LedgerStore ledger, ReconcilerMetrics metrics, Supplier<CompletionProgress.Snapshot> progress) {
         this.ledger = ledger;
         this.metrics = metrics;
+        this.progress = progress;
     }
 
     public void start(Duration interval) {
@@ -34,14 +51,29 @@ public final class Sweeper implements AutoCloseable {
 
     void sweepOnce() {
         try {
+            List<LedgerStore.Overdue> overdue;
             int moved;
             do {
-                moved = ledger.sweepOverdue(500);
+                overdue = ledger.overdue(BATCH);
+                if (overdue.isEmpty()) {
+                    return;
+                }
+                List<LedgerStore.Overdue> vanished = overdue;
+                if (progress != null) {
+                    CompletionProgress.Snapshot applied = progress.get();
+                    vanished = overdue.stream().filter(o -> applied.appliedBefore(o.jobId(), o.abandonAfter()))
+                            .toList();
+                    if (vanished.size() < overdue.size()) {
+                        log.info("event=sweep_held attempts={} reason=\"completions produced before their "
+                                + "abandon_after are not all applied yet\"", overdue.size() - vanished.size());
+                    }
+                }
+                moved = ledger.sweep(vanished);
                 if (moved > 0) {
                     metrics.swept(moved);
                     log.info("event=swept_unknown attempts={}", moved);
                 }
-            } while (moved == 500);
+            } while (overdue.size() == BATCH && moved > 0);
         } catch (RuntimeException e) {
             log.warn("event=sweep_failed error=\"{}\" action=retry_next_interval", e.toString());
         }
@@ -50,5 +82,10 @@ public final class Sweeper implements AutoCloseable {
     @Override
     public void close() {
         timer.shutdownNow();
+        try {
+            timer.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

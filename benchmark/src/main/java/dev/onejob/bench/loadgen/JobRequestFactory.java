@@ -7,8 +7,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Makes the benchmark's job requests: the {@code sentiment} contract on {@code primary} with {@code backup} as the
- * fallback, one owner per key chosen round robin. A share of requests repeat a recent earlier request with the same
+ * Makes the benchmark's job requests: the {@code sentiment} contract on a target provider ({@code primary}, with
+ * {@code backup} as the fallback, unless the plan names others), one owner per key chosen round robin. A share of requests repeat a recent earlier request with the same
  * owner, key and payload (a double click: the ledger answers REPLAYED); every {@code hangEvery}-th new job carries the
  * marker the benchmark's primary simulator hangs on. The payload is a pure function of the key's number, so a
  * repeated request is byte-for-byte the same intent.
@@ -26,9 +26,18 @@ public final class JobRequestFactory {
     private final int hangEvery;
     private final String hangMarker;
     private final AtomicLong next = new AtomicLong();
+    private final String target;
+    private final List<String> fallbacks;
 
     public JobRequestFactory(String keyPrefix, List<String> owners, double repeatShare, int hangEvery,
                              String hangMarker) {
+        this(keyPrefix, owners, repeatShare, hangEvery, hangMarker, "primary", List.of("backup"));
+    }
+
+    public JobRequestFactory(String keyPrefix, List<String> owners, double repeatShare, int hangEvery,
+                             String hangMarker, String target, List<String> fallbacks) {
+        this.target = target;
+        this.fallbacks = List.copyOf(fallbacks);
         this.keyPrefix = keyPrefix;
         this.owners = List.copyOf(owners);
         this.repeatShare = repeatShare;
@@ -69,8 +78,9 @@ public final class JobRequestFactory {
         String text = "Benchmark request " + key + ": I loved it, the support team was quick."
                 + (hangs(number) ? " " + hangMarker : "");
         body.putObject("variables").put("text", text);
-        body.put("target", "primary");
-        body.putArray("fallbacks").add("backup");
+        body.put("target", target);
+        var chain = body.putArray("fallbacks");
+        fallbacks.forEach(chain::add);
         return Json.write(body);
     }
 

@@ -20,7 +20,8 @@ import java.util.concurrent.Executors;
  * The benchmark's HTTP load generator, run as its own JVM so the load never shares a process with the server:
  * {@code LoadGenMain plan.json result.json}. The plan names the URL, the owners' bearer tokens, the share of
  * repeated requests, whether to await results ({@code none}, {@code kafka}: the first {@code job-results} record per
- * job, {@code response}: the answer itself) and the steps ({@link LoadStep}). Writes one JSON summary per recorded
+ * job, {@code response}: the answer itself), the jobs' {@code target} and {@code fallbacks} (default primary, then
+ * backup) and the steps ({@link LoadStep}). Writes one JSON summary per recorded
  * step and exits 0; any failure to run exits 1 with the reason on stderr.
  */
 public final class LoadGenMain {
@@ -44,9 +45,12 @@ public final class LoadGenMain {
         try {
             for (JsonNode node : plan.path("steps")) {
                 LoadStep step = LoadStep.from(node);
+                List<String> fallbacks = new ArrayList<>();
+                plan.path("fallbacks").forEach(f -> fallbacks.add(f.asText()));
                 JobRequestFactory factory = new JobRequestFactory(plan.path("keyPrefix").asText() + "-" + step.name(),
                         owners, plan.path("repeatShare").asDouble(0), step.hangEvery(),
-                        plan.path("hangMarker").asText(""));
+                        plan.path("hangMarker").asText(""), plan.path("target").asText("primary"),
+                        plan.has("fallbacks") ? fallbacks : List.of("backup"));
                 double rate = step.rate() > 0 ? step.rate() : step.rateOfMax() * best;
                 if (!step.closed() && !(rate >= 1 && rate <= 20_000)) {
                     throw new IllegalStateException("step " + step.name() + ": no usable rate (" + rate

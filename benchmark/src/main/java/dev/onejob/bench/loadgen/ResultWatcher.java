@@ -22,6 +22,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 final class ResultWatcher implements AutoCloseable {
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final Map<String, Long> firstArrival = new ConcurrentHashMap<>();
+    private final Map<String, java.util.concurrent.CompletableFuture<Long>> waiting = new ConcurrentHashMap<>();
     private final AtomicLong duplicates = new AtomicLong();
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final Thread thread;
@@ -52,6 +53,8 @@ final class ResultWatcher implements AutoCloseable {
                     String jobId = new String(record.key(), StandardCharsets.UTF_8);
                     if (firstArrival.putIfAbsent(jobId, now) != null) {
                         duplicates.incrementAndGet();
+                    } else {
+                        waiting.computeIfAbsent(jobId, id -> new java.util.concurrent.CompletableFuture<>()).complete(now);
                     }
                 }
             }
@@ -63,6 +66,17 @@ final class ResultWatcher implements AutoCloseable {
     /** When the first result of this job arrived (System.nanoTime), or null. */
     Long arrival(String jobId) {
         return firstArrival.get(jobId);
+    }
+
+    /** Completes (with its System.nanoTime) when the first result of this job has arrived; at once if it has. */
+    java.util.concurrent.CompletableFuture<Long> arrived(String jobId) {
+        java.util.concurrent.CompletableFuture<Long> future = waiting.computeIfAbsent(jobId,
+                id -> new java.util.concurrent.CompletableFuture<>());
+        Long already = firstArrival.get(jobId);
+        if (already != null) {
+            future.complete(already);
+        }
+        return future;
     }
 
     long duplicates() {

@@ -90,18 +90,28 @@ final class StepRunner {
         AtomicLong issued = new AtomicLong();
         CountDownLatch lanes = new CountDownLatch(step.concurrency());
         for (int i = 0; i < step.concurrency(); i++) {
-            lane(end, max, issued, lanes);
+            lane(step, end, max, issued, lanes);
         }
         lanes.await();
     }
 
-    private void lane(long end, long max, AtomicLong issued, CountDownLatch lanes) {
+    private void lane(LoadStep step, long end, long max, AtomicLong issued, CountDownLatch lanes) {
         if (System.nanoTime() >= end || issued.incrementAndGet() > max) {
             lanes.countDown();
             return;
         }
-        send(factory.next(), System.nanoTime())
-                .whenCompleteAsync((ignored, error) -> lane(end, max, issued, lanes), callbacks);
+        JobRequestFactory.JobRequest job = factory.next();
+        CompletableFuture<?> done = send(job, System.nanoTime());
+        if (step.awaitEach() && watcher != null) {
+            // The client waits for its job's result (a repeat for the earlier job's), as the peer's clients do.
+            done = done.thenCompose(ignored -> {
+                String jobId = jobIds.get(job.key());
+                return jobId == null ? CompletableFuture.completedFuture(null)
+                        : watcher.arrived(jobId).completeOnTimeout(null, (long) step.awaitSeconds(),
+                                java.util.concurrent.TimeUnit.SECONDS);
+            });
+        }
+        done.whenCompleteAsync((ignored, error) -> lane(step, end, max, issued, lanes), callbacks);
     }
 
     private void openLoop(double rate, long duration, long start) {
@@ -165,11 +175,19 @@ final class StepRunner {
         }
         Latencies endToEnd = new Latencies();
         long last = start;
+        // Open loop: the results that arrived in the second half of the offered window, per second; once the
+        // pipeline is full this is the rate it sustains (the offered rate while it keeps up).
+        long halfway = start + (long) (step.seconds() * 0.5e9);
+        long offeredEnd = start + (long) (step.seconds() * 1e9);
+        long inSecondHalf = 0;
         for (Map.Entry<String, Long> sentAt : firstSend.entrySet()) {
             Long done = completion(sentAt.getKey());
             if (done != null) {
                 endToEnd.add(done - sentAt.getValue());
                 last = Math.max(last, done);
+                if (done >= halfway && done < offeredEnd) {
+                    inSecondHalf++;
+                }
             }
         }
         ObjectNode node = Json.object();
@@ -181,6 +199,9 @@ final class StepRunner {
         node.put("seconds", seconds);
         node.put("jobs_per_second", any ? endToEnd.count() / seconds : 0);
         node.put("requests_per_second", any ? sent.get() / seconds : 0);
+        if (!step.closed() && step.seconds() > 0) {
+            node.put("results_per_second_second_half", inSecondHalf / (step.seconds() / 2));
+        }
         node.put("duplicate_results", watcher == null ? 0 : watcher.duplicates());
         node.set("latency", endToEnd.summary());
         return node;

@@ -10,7 +10,10 @@ public final class Phases {
     public static final String KAFKA_INGEST = "kafka-ingest";
     public static final String HTTP_INGEST = "http-ingest";
     public static final String END_TO_END = "end-to-end";
+    public static final String SLOW_PROVIDER = "slow-provider";
+    public static final String SLOW_BACKLOG = "slow-backlog";
     public static final String DBOS = "dbos-peer";
+    public static final String CPU_PER_JOB = "cpu-per-job";
     public static final String MEMORY = "memory";
 
     public static final Map<String, String> TITLES = new LinkedHashMap<>();
@@ -21,8 +24,11 @@ public final class Phases {
         TITLES.put(KAFKA_INGEST, "3. Ingest over Kafka: job-requests to committed jobs and attempt-commands");
         TITLES.put(HTTP_INGEST, "4. Ingest over HTTP: POST /v1/jobs");
         TITLES.put(END_TO_END, "5. End to end: HTTP request to its job-results record");
-        TITLES.put(DBOS, "6. Peer: DBOS Transact for Java on the same machine and database");
-        TITLES.put(MEMORY, "7. Memory of each process");
+        TITLES.put(SLOW_PROVIDER, "6. AI-length calls: a provider answering in a lognormal 1 s median, 8 s p99");
+        TITLES.put(SLOW_BACKLOG, "7. AI-length calls: a backlog released to one worker at once");
+        TITLES.put(DBOS, "8. Peer: DBOS Transact for Java on the same machine and database");
+        TITLES.put(CPU_PER_JOB, "9. CPU per finished job, by component");
+        TITLES.put(MEMORY, "10. Memory of each process");
     }
 
     private Phases() {

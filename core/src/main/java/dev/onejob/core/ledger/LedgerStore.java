@@ -83,10 +83,11 @@ public final class LedgerStore {
     private static final String SELECT_UNKNOWN_WITH_TOKEN =
             "SELECT 1 FROM attempts WHERE id = ? AND status = 'UNKNOWN' AND start_token = ?";
     private static final String MARK_ATTEMPT_UNKNOWN_IF_STARTING =
-            "UPDATE attempts SET status = 'UNKNOWN' WHERE id = ? AND status = 'STARTING'";
+            "UPDATE attempts SET status = 'UNKNOWN', unknown_at = now() WHERE id = ? AND status = 'STARTING'";
     private static final String MARK_JOB_UNKNOWN = "UPDATE jobs SET status = 'UNKNOWN' WHERE id = ? AND status = 'RUNNING'";
     private static final String SELECT_ABANDONED_STARTING = """
-            SELECT id FROM attempts WHERE status = 'STARTING' AND coalesce(abandon_after, soft_deadline) < now()
+            SELECT id, job_id, coalesce(abandon_after, soft_deadline) AS abandon_after FROM attempts
+            WHERE status = 'STARTING' AND coalesce(abandon_after, soft_deadline) < now()
             ORDER BY coalesce(abandon_after, soft_deadline) LIMIT ?""";
     private static final String COMPLETE_JOB_IF_UNCLAIMED = """
             UPDATE jobs SET status = 'SUCCEEDED', version = version + 1, completed_by = ?, result = ?::jsonb,
@@ -308,11 +309,29 @@ public final class LedgerStore {
      * instances at once: each move is the conditional transition of {@link #markUnknown}. Never FAILED, never PENDING.
      */
     public int sweepOverdue(int limit) {
-        List<UUID> overdue = database.inTransaction(connection ->
-                LedgerSql.queryList(connection, SELECT_ABANDONED_STARTING, row -> row.getObject(1, UUID.class), limit));
+        return sweep(overdue(limit));
+    }
+
+    /** A STARTING attempt past its {@code abandon_after} (the soft deadline when it has none), and its job. */
+    public record Overdue(UUID attemptId, UUID jobId, Instant abandonAfter) {
+    }
+
+    /**
+     * The STARTING attempts past their {@code abandon_after}, longest overdue first: what {@link #sweepOverdue}
+     * sweeps, for a caller that first checks that no outcome of theirs can still be on its way (the reconciler's
+     * sweeper asks whether its consumption of attempt-completions has passed their abandon_after).
+     */
+    public List<Overdue> overdue(int limit) {
+        return database.inTransaction(connection -> LedgerSql.queryList(connection, SELECT_ABANDONED_STARTING,
+                row -> new Overdue(row.getObject("id", UUID.class), row.getObject("job_id", UUID.class),
+                        row.getTimestamp("abandon_after").toInstant()), limit));
+    }
+
+    /** Makes each of these attempts UNKNOWN if it is still STARTING; how many moved. */
+    public int sweep(List<Overdue> attempts) {
         int moved = 0;
-        for (UUID attemptId : overdue) {
-            if (markUnknown(attemptId) instanceof TransitionOutcome.Applied) {
+        for (Overdue attempt : attempts) {
+            if (markUnknown(attempt.attemptId()) instanceof TransitionOutcome.Applied) {
                 moved++;
             }
         }

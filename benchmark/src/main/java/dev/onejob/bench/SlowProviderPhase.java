@@ -1,0 +1,206 @@
+package dev.onejob.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.onejob.bench.report.Phases;
+import dev.onejob.bench.report.Results;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Phase 6, AI-length calls: the {@code slow} provider (soft timeout 10 s, hard 30 s) at a simulator whose every answer
+ * takes a delay drawn from a lognormal with median 1 s and p99 8 s. Two parts:
+ * <ol>
+ *   <li>open loop at rising offered rates (HTTP, each job's result awaited on {@code job-results}): jobs/s per rate,
+ *       so where throughput stops growing shows, and the attempts in flight at once;</li>
+ *   <li>a backlog: the worker is stopped, {@code slowBacklog} jobs are submitted and their attempt commands relayed,
+ *       then the worker starts and finds them all at once: how many calls one worker holds in flight (counted at the
+ *       simulator, from when each request arrived and was answered), its RSS meanwhile, and the time to drain.</li>
+ * </ol>
+ * After both: the attempts of every end-to-end and slow run that were made UNKNOWN (their {@code unknown_at}), and
+ * how many of those the provider had answered before their soft deadline (from the simulators' ledgers): an UNKNOWN
+ * that onejob's own queueing made, not the provider.
+ */
+final class SlowProviderPhase {
+    private static final String LOGNORMAL = "{\"kind\":\"lognormal\",\"median_ms\":1000,\"p99_ms\":8000}";
+
+    private final BenchContext context;
+
+    SlowProviderPhase(BenchContext context) {
+        this.context = context;
+    }
+
+    void run() throws Exception {
+        BenchSettings settings = context.settings();
+        Results results = context.results();
+        String simulator = context.services().backupUrl();
+        control(simulator, "PUT", LOGNORMAL);
+        try {
+            openLoop(settings, results, simulator);
+            backlog(settings, results, simulator);
+        } finally {
+            control(simulator, "DELETE", null);
+        }
+        unknownsAnsweredInTime(results);
+    }
+
+    private void openLoop(BenchSettings settings, Results results, String simulator) throws Exception {
+        LoadPlan plan = new LoadPlan("http://127.0.0.1:" + context.services().ingestPort() + "/v1/jobs",
+                context.files().submitterTokens(), "slow", 0.0, "kafka")
+                .awaitingKafka(context.kafka().bootstrapServers(), Services.HANG_MARKER)
+                .onProviders(BenchFiles.SLOW, List.of());
+        for (double rate : settings.slowRates()) {
+            plan.openAtRate(rateStep(rate), rate, settings.slowStepSeconds());
+        }
+        Instant start = Instant.now();
+        Map<String, JsonNode> steps;
+        try (var window = context.window(Phases.SLOW_PROVIDER, context.services().onejobProcesses())) {
+            steps = plan.run(context, "loadgen-slow");
+        }
+        context.expectedJobs().put("slow", LoadPlan.distinctJobs(steps));
+        double best = 0;
+        for (double rate : settings.slowRates()) {
+            JsonNode e2e = steps.get(rateStep(rate)).path("end_to_end");
+            String label = String.format("at %.0f requests/s offered", rate);
+            if (e2e.path("missing").asLong() > 0) {
+                results.notMeasured(Phases.SLOW_PROVIDER, "jobs/s " + label, "jobs/s", e2e.path("missing").asLong()
+                        + " jobs had no result within the time limit");
+                continue;
+            }
+            double jobsPerSecond = e2e.path("results_per_second_second_half").asDouble();
+            best = Math.max(best, jobsPerSecond);
+            results.add(Phases.SLOW_PROVIDER, "jobs/s " + label, jobsPerSecond, "jobs/s", "results per second in the "
+                    + "second half of " + settings.slowStepSeconds() + " s of offered load (the rate sustained once "
+                    + "the pipeline is full); " + e2e.path("completed").asLong() + " jobs, all finished; p50 "
+                    + Math.round(e2e.path("latency").path("p50_ms").asDouble()) + " ms, p99 "
+                    + Math.round(e2e.path("latency").path("p99_ms").asDouble()) + " ms request to result");
+        }
+        results.add(Phases.SLOW_PROVIDER, "best jobs/s (open loop)", best, "jobs/s",
+                "the highest of the offered rates' throughputs");
+        results.add(Phases.SLOW_PROVIDER, "peak calls in flight (open loop)", peakInFlight(simulator, start),
+                "calls", "requests the simulator held at once: one worker's calls in flight");
+    }
+
+    private void backlog(BenchSettings settings, Results results, String simulator) throws Exception {
+        int jobs = settings.slowBacklog();
+        context.services().stopWorker();
+        LoadPlan plan = new LoadPlan("http://127.0.0.1:" + context.services().ingestPort() + "/v1/jobs",
+                context.files().submitterTokens(), "slowbacklog", 0.0, "none")
+                .onProviders(BenchFiles.SLOW, List.of())
+                .closedForRequests("submit", 32, jobs, true);
+        plan.run(context, "loadgen-slow-backlog");
+        context.expectedJobs().put("slowbacklog", (long) jobs);
+        awaitCount("SELECT count(*) FROM outbox WHERE topic = 'attempt-commands' AND sent_at IS NULL "
+                + "AND parked_at IS NULL", 0, Duration.ofMinutes(2),
+                "the backlog's attempt commands were not relayed");
+        Instant start = Instant.now();
+        long started = System.nanoTime();
+        context.services().startWorker();
+        double seconds;
+        try (var window = context.window(Phases.SLOW_BACKLOG, context.services().onejobProcesses())) {
+            awaitCount("SELECT count(*) FROM jobs WHERE idempotency_key LIKE 'slowbacklog-%' AND status IN "
+                    + "('SUCCEEDED', 'FAILED', 'CANCELLED')", jobs, Duration.ofMinutes(5),
+                    "the backlog's jobs did not all finish");
+            seconds = (System.nanoTime() - started) / 1e9;
+        }
+        long peak = peakInFlight(simulator, start);
+        results.add(Phases.SLOW_BACKLOG, "peak calls in flight (backlog)", peak, "calls", jobs + " attempt commands "
+                + "waiting when the worker started (WORKER_MAX_IN_FLIGHT 4096 by default); requests the simulator held "
+                + "at once");
+        results.add(Phases.SLOW_BACKLOG, "backlog jobs/s", jobs / seconds, "jobs/s", jobs + " jobs finished "
+                + String.format("%.1f", seconds) + " s after the worker started (its start included)");
+        long failed = context.database().count("SELECT count(*) FROM jobs WHERE idempotency_key LIKE 'slow%' "
+                + "AND status <> 'SUCCEEDED'");
+        results.add(Phases.SLOW_BACKLOG, "slow jobs not SUCCEEDED", failed, "jobs", "open loop and backlog");
+    }
+
+    /** Attempts ever made UNKNOWN, and those whose provider had answered before their soft deadline. */
+    private void unknownsAnsweredInTime(Results results) {
+        Map<String, Instant> answered = new HashMap<>();
+        for (String simulator : List.of(context.services().primaryUrl(), context.services().backupUrl())) {
+            for (JsonNode entry : Invariants.ledger(simulator)) {
+                if (entry.hasNonNull("answered_at") && entry.hasNonNull("idempotency_key")) {
+                    answered.merge(entry.get("idempotency_key").asText(),
+                            Instant.parse(entry.get("answered_at").asText()), (a, b) -> a.isBefore(b) ? a : b);
+                }
+            }
+        }
+        List<List<String>> unknown = context.database().query("SELECT id::text, "
+                + "(extract(epoch FROM soft_deadline) * 1000000)::bigint::text FROM attempts WHERE unknown_at IS NOT NULL");
+        long inTime = 0;
+        for (List<String> row : unknown) {
+            Instant answer = answered.get(row.get(0));
+            long deadlineMicros = Long.parseLong(row.get(1));
+            if (answer != null && answer.getEpochSecond() * 1_000_000L + answer.getNano() / 1_000 < deadlineMicros) {
+                inTime++;
+            }
+        }
+        results.add(Phases.SLOW_BACKLOG, "attempts made UNKNOWN", unknown.size(), "attempts",
+                "unknown_at set, over every end-to-end and slow-provider run (the timeout run's hangs among them)");
+        results.add(Phases.SLOW_BACKLOG, "UNKNOWN attempts answered before their soft deadline", inTime, "attempts",
+                "the simulator had answered (its ledger's answered_at) before the attempt's soft_deadline: an UNKNOWN "
+                        + "onejob's own queueing made");
+    }
+
+    /** The most requests the simulator held at once among those it received after {@code from}. */
+    private static long peakInFlight(String simulator, Instant from) {
+        List<long[]> events = new ArrayList<>();
+        for (JsonNode entry : Invariants.ledger(simulator)) {
+            Instant received = Instant.parse(entry.get("received_at").asText());
+            if (received.isBefore(from) || !"lognormal".equals(entry.path("behaviour").asText())) {
+                continue;
+            }
+            events.add(new long[] {micros(received), 1});
+            events.add(new long[] {entry.hasNonNull("answered_at")
+                    ? micros(Instant.parse(entry.get("answered_at").asText())) : Long.MAX_VALUE, -1});
+        }
+        events.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
+        long current = 0;
+        long peak = 0;
+        for (long[] event : events) {
+            current += event[1];
+            peak = Math.max(peak, current);
+        }
+        return peak;
+    }
+
+    private static long micros(Instant instant) {
+        return instant.getEpochSecond() * 1_000_000L + instant.getNano() / 1_000;
+    }
+
+    private void awaitCount(String sql, long expected, Duration limit, String failure) throws InterruptedException {
+        long deadline = System.nanoTime() + limit.toNanos();
+        long count;
+        while ((count = context.database().count(sql)) != expected) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(failure + " within " + limit + ": " + count + " of " + expected);
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    private static String rateStep(double rate) {
+        return "rate-" + Math.round(rate);
+    }
+
+    private static void control(String simulator, String method, String body) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(simulator + "/_sim/behaviour"))
+                .timeout(Duration.ofSeconds(10));
+        request = body == null ? request.method(method, HttpRequest.BodyPublishers.noBody())
+                : request.header("Content-Type", "application/json").method(method,
+                        HttpRequest.BodyPublishers.ofString(body));
+        HttpResponse<String> response = HttpClient.newHttpClient().send(request.build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() / 100 != 2) {
+            throw new IllegalStateException("the simulator refused " + method + " /_sim/behaviour: HTTP "
+                    + response.statusCode() + " " + response.body());
+        }
+    }
+}

@@ -1,0 +1,137 @@
+package dev.onejob.reconciler;
+
+import dev.onejob.core.kafka.Topics;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.utils.Utils;
+
+/**
+ * How far the reconcilers' group has applied {@code attempt-completions}, per partition, as a time: every completion
+ * produced before it has been applied. The sweeper asks it before it takes a STARTING attempt's worker for vanished:
+ * an attempt past its {@code abandon_after} whose partition is not applied up to that time may have its outcome
+ * waiting in the topic (the reconciler is behind), and sweeping it would turn onejob's own queue into an UNKNOWN.
+ *
+ * <p>Per partition: caught up (committed offset at the end) means applied up to when the end offsets were read;
+ * behind means applied up to the timestamp of the oldest record not yet applied (the producer's create time, set by
+ * the worker when it sends). Read from the group's committed offsets (Streams commits them with each transaction)
+ * with an {@link Admin}, and the oldest unapplied record with a consumer of no group, only for partitions that lag.
+ */
+final class CompletionProgress implements AutoCloseable {
+    private static final Duration CALL_TIMEOUT = Duration.ofSeconds(5);
+
+    private final String groupId;
+    private final String topic = Topics.ATTEMPT_COMPLETIONS.name();
+    private final Admin admin;
+    private final KafkaConsumer<byte[], byte[]> reader;
+
+    CompletionProgress(String bootstrapServers, String groupId, String clientId) {
+        this.groupId = groupId;
+        this.admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+                AdminClientConfig.CLIENT_ID_CONFIG, clientId + "-admin",
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) CALL_TIMEOUT.toMillis(),
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) CALL_TIMEOUT.toMillis()));
+        this.reader = new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+                ConsumerConfig.CLIENT_ID_CONFIG, clientId + "-reader",
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+                ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 1,
+                ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50),
+                new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    /** Per partition of attempt-completions, the time before which every completion has been applied. */
+    record Snapshot(int partitions, Map<Integer, Instant> appliedUpTo) {
+        /** Whether every completion produced before {@code time} for this job's partition has been applied. */
+        boolean appliedBefore(UUID jobId, Instant time) {
+            Instant upTo = appliedUpTo.get(partition(jobId, partitions));
+            return upTo != null && time.isBefore(upTo);
+        }
+
+        /** The partition the worker's producer picks for a completion keyed by this job id (Kafka's default). */
+        static int partition(UUID jobId, int partitions) {
+            return Utils.toPositive(Utils.murmur2(jobId.toString().getBytes(StandardCharsets.UTF_8))) % partitions;
+        }
+    }
+
+    /**
+     * Reads the progress now; fails (the sweeper then sweeps nothing this round) when the broker does not answer.
+     *
+     * @throws IllegalStateException naming what could not be read
+     */
+    Snapshot snapshot() {
+        Instant asOf = Instant.now();
+        try {
+            int partitions = admin.describeTopics(List.of(topic)).allTopicNames()
+                    .get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(topic).partitions().size();
+            Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(groupId)
+                    .partitionsToOffsetAndMetadata().get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
+            for (int p = 0; p < partitions; p++) {
+                latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+                earliest.put(new TopicPartition(topic, p), OffsetSpec.earliest());
+            }
+            Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = admin.listOffsets(latest).all()
+                    .get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> starts = admin.listOffsets(earliest).all()
+                    .get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            Map<Integer, Instant> upTo = new HashMap<>();
+            for (int p = 0; p < partitions; p++) {
+                TopicPartition partition = new TopicPartition(topic, p);
+                OffsetAndMetadata done = committed.get(partition);
+                long next = done != null ? done.offset() : starts.get(partition).offset();
+                if (next >= ends.get(partition).offset()) {
+                    upTo.put(p, asOf);
+                } else {
+                    Instant oldest = createTimeAt(partition, next);
+                    if (oldest != null) {
+                        upTo.put(p, oldest);
+                    }
+                }
+            }
+            return new Snapshot(partitions, upTo);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while reading the progress of " + topic, e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("cannot read how far " + groupId + " has applied " + topic + ": " + e, e);
+        }
+    }
+
+    /** The create time of the record at {@code offset} (or the first after it); null when none came in time. */
+    private Instant createTimeAt(TopicPartition partition, long offset) {
+        reader.assign(List.of(partition));
+        reader.seek(partition, offset);
+        long deadline = System.nanoTime() + CALL_TIMEOUT.toNanos();
+        while (System.nanoTime() < deadline) {
+            for (ConsumerRecord<byte[], byte[]> record : reader.poll(Duration.ofMillis(100)).records(partition)) {
+                return Instant.ofEpochMilli(record.timestamp());
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public void close() {
+        reader.close(Duration.ofSeconds(2));
+        admin.close(Duration.ofSeconds(2));
+    }
+}

@@ -327,7 +327,8 @@ public final class AttemptWorker implements Loops.Loop {
         }
         // The token names this one start. When PostgreSQL committed the start but the answer was lost, the doubt
         // keeps the token, and the start is recognised as this worker's own on the next reading or in resolveDoubts.
-        Doubt earlier = doubtful.remove(command.attemptId());
+        // The doubt stays until the start's outcome is known: a poll that fails later is read again.
+        Doubt earlier = doubtful.get(command.attemptId());
         UUID token = earlier == null ? UUID.randomUUID() : earlier.token();
         return new Startable(command, provider, contract, token, earlier);
     }
@@ -356,16 +357,16 @@ public final class AttemptWorker implements Loops.Loop {
             AttemptCommand command = start.command();
             try (LogContext ignored = LogContext.of(command.jobId(), command.attemptId())) {
                 if (outcomes.get(i) instanceof TransitionOutcome.NotApplied notApplied) {
-                    if (start.earlier() != null) {
-                        // An earlier start of ours in doubt, not STARTING with its token: settled below.
-                        doubtful.put(command.attemptId(), start.earlier());
-                    } else {
+                    // An earlier start of ours in doubt that is not STARTING with its token stays a doubt, settled
+                    // below (UNKNOWN with our token means the request never left); anything else was someone else's.
+                    if (start.earlier() == null) {
                         metrics.skipped();
                         log.info("event=command_skipped job={} attempt={} status={} reason=\"already started or"
                                 + " finished\"", command.jobId(), command.attemptId(), notApplied.current());
                     }
                     continue;
                 }
+                doubtful.remove(command.attemptId());
                 launch(command, start.provider(), start.contract());
             }
         }

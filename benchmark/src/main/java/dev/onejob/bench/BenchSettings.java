@@ -30,7 +30,7 @@ public record BenchSettings(boolean quick, Path root, Path outputDir,
                 400, 3_000, 128, 20,
                 3_000, 128, 20,
                 0.2, 100, 20,
-                List.of(50.0, 100.0, 200.0, 400.0), 15, 4_000);
+                List.of(50.0, 100.0, 200.0), 15, 4_000);
     }
 
     public static BenchSettings quick(Path root, Path outputDir) {

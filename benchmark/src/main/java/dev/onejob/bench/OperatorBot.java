@@ -18,7 +18,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * and resolves those attempts FAILED as soon as they are UNKNOWN, through the API
  * ({@code POST /v1/attempts/{id}/resolve}, operator token), which fails the job over to its next certified provider
  * in the same transaction. Other UNKNOWN attempts (the sweeper's, while a late completion is still on its way) are
- * left alone: their answer resolves them.
+ * left alone: their answer resolves them. {@link #pastHardTimeout} is the other on-call rule, for the slow-provider
+ * runs: an attempt still UNKNOWN after its provider's hard timeout will get no answer the worker still waits for, so
+ * the operator resolves it FAILED.
  */
 final class OperatorBot implements AutoCloseable {
     private final BenchDatabase database;
@@ -29,8 +31,25 @@ final class OperatorBot implements AutoCloseable {
     private final AtomicLong failures = new AtomicLong();
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final Thread thread;
+    private final String query;
+    private final Object parameter;
 
     OperatorBot(BenchDatabase database, int ingestPort, String token) {
+        this(database, ingestPort, token, "SELECT a.id FROM attempts a JOIN jobs j ON j.id = a.job_id "
+                + "WHERE a.status = 'UNKNOWN' AND strpos(j.request::text, ?) > 0", Services.HANG_MARKER);
+    }
+
+    /** Resolves FAILED the UNKNOWN attempts on {@code provider} started longer ago than its hard timeout. */
+    static OperatorBot pastHardTimeout(BenchDatabase database, int ingestPort, String token, String provider,
+                                       Duration hardTimeout) {
+        return new OperatorBot(database, ingestPort, token, "SELECT id FROM attempts WHERE status = 'UNKNOWN' "
+                + "AND provider = ? AND started_at < now() - interval '" + hardTimeout.toMillis() + " milliseconds'",
+                provider);
+    }
+
+    private OperatorBot(BenchDatabase database, int ingestPort, String token, String query, Object parameter) {
+        this.query = query;
+        this.parameter = parameter;
         this.database = database;
         this.base = URI.create("http://127.0.0.1:" + ingestPort);
         this.token = token;
@@ -42,8 +61,7 @@ final class OperatorBot implements AutoCloseable {
     private void run() {
         while (running.get()) {
             try {
-                for (List<String> row : database.query("SELECT a.id FROM attempts a JOIN jobs j ON j.id = a.job_id "
-                        + "WHERE a.status = 'UNKNOWN' AND strpos(j.request::text, ?) > 0", Services.HANG_MARKER)) {
+                for (List<String> row : database.query(query, parameter)) {
                     if (!resolved.contains(row.get(0))) {
                         resolve(row.get(0));
                     }

@@ -89,8 +89,13 @@ final class WorkerFixture implements AutoCloseable {
 
     /** A worker writing its transitions through {@code workerLedger} (one with a fault injected, say). */
     AttemptWorker startWorker(Providers providers, KafkaConfig kafka, LedgerStore workerLedger) {
+        return startWorker(providers, kafka, workerLedger, 256);
+    }
+
+    /** A worker that holds at most {@code maxInFlight} calls at once. */
+    AttemptWorker startWorker(Providers providers, KafkaConfig kafka, LedgerStore workerLedger, int maxInFlight) {
         AttemptWorker worker = new AttemptWorker(kafka, "test-worker-" + workers.size(), workerLedger,
-                providers, contracts, clients, 256, new WorkerMetrics());
+                providers, contracts, clients, maxInFlight, new WorkerMetrics());
         Thread thread = new Thread(worker, "test-worker-" + workers.size());
         thread.start();
         workers.add(new Running(worker, thread));

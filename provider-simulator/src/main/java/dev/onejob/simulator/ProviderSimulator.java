@@ -33,7 +33,13 @@ public final class ProviderSimulator implements AutoCloseable {
         System.setProperty("sun.net.httpserver.nodelay", "true");
     }
 
-    private static final int BACKLOG = 128;
+    /**
+     * Connections the kernel queues before the server accepts them. A worker whose backlog of commands starts
+     * thousands of calls at once opens thousands of connections in a second; with 128 here the queue overflowed, the
+     * kernel dropped SYNs, and calls failed with connect timeouts a real provider's front end would not cause.
+     * The kernel caps it at {@code net.core.somaxconn}.
+     */
+    private static final int BACKLOG = 4096;
 
     private final SimulatorConfig config;
     private final Ledger ledger = new Ledger(Clock.systemUTC());

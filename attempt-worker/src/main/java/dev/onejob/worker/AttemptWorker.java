@@ -31,6 +31,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -72,6 +73,8 @@ public final class AttemptWorker implements Loops.Loop {
     private final int maxInFlight;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicInteger startedCount = new AtomicInteger();
+    /** Partitions of attempt-commands this worker holds now (updated on the poll thread by rebalances). */
+    private final AtomicInteger assigned = new AtomicInteger();
     private final AtomicBoolean running = new AtomicBoolean(true);
     /** Waits between rereads of a poll while PostgreSQL is away; only the poll thread touches it. */
     private final Backoff backoff = Backoff.standard();
@@ -142,7 +145,22 @@ public final class AttemptWorker implements Loops.Loop {
     @Override
     public void run() {
         try {
-            consumer.subscribe(List.of(Topics.ATTEMPT_COMMANDS.name()));
+            consumer.subscribe(List.of(Topics.ATTEMPT_COMMANDS.name()), new ConsumerRebalanceListener() {
+                @Override
+                public void onPartitionsRevoked(java.util.Collection<TopicPartition> partitions) {
+                    assigned.addAndGet(-partitions.size());
+                }
+
+                @Override
+                public void onPartitionsAssigned(java.util.Collection<TopicPartition> partitions) {
+                    assigned.addAndGet(partitions.size());
+                }
+
+                @Override
+                public void onPartitionsLost(java.util.Collection<TopicPartition> partitions) {
+                    assigned.addAndGet(-partitions.size());
+                }
+            });
             while (running.get()) {
                 resolveDoubts();
                 applyBackpressure();
@@ -428,6 +446,11 @@ public final class AttemptWorker implements Loops.Loop {
 
     int inFlight() {
         return inFlight.get();
+    }
+
+    /** How many partitions of attempt-commands this worker holds now. */
+    int assignedPartitions() {
+        return assigned.get();
     }
 
     /** How many attempts this worker started (and so called). */

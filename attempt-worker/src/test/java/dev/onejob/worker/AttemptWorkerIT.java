@@ -130,14 +130,18 @@ class AttemptWorkerIT {
     void twoThenFourWorkersShareTheWorkAndCallEachOf1000AttemptsExactlyOnce() throws Exception {
         var providers = fixture.providers(Duration.ofSeconds(10), Duration.ofSeconds(20));
         for (int workers : new int[] {2, 4}) {
-            // given N workers joining while 1000 commands, each delivered twice, are flowing
+            // given N workers that share the 3 partitions (a worker takes a poll of 500 in one statement: one that
+            // joined alone first would take all 1000 before the group rebalanced), then 1000 commands, each twice
             List<Attempt> attempts = fixture.submit(1000, "scale");
-            AttemptWorker first = fixture.startWorker(providers);
-            fixture.relay(2);
-            List<AttemptWorker> started = new java.util.ArrayList<>(List.of(first));
-            for (int i = 1; i < workers; i++) {
+            List<AttemptWorker> started = new java.util.ArrayList<>();
+            for (int i = 0; i < workers; i++) {
                 started.add(fixture.startWorker(providers));
             }
+            int sharing = Math.min(workers, 3);
+            Await.until(Duration.ofSeconds(60), "the group to give partitions to " + sharing + " workers", () ->
+                    started.stream().filter(w -> w.assignedPartitions() > 0).count() == sharing
+                            && started.stream().mapToInt(AttemptWorker::assignedPartitions).sum() == 3);
+            fixture.relay(2);
 
             // then every attempt was called exactly once and completed once, and more than one worker did work
             List<AttemptCompletion> completions = fixture.completions(attempts, 1000, Duration.ofSeconds(120));

@@ -3,32 +3,64 @@ package dev.onejob.ingest;
 import dev.onejob.core.config.Env;
 import dev.onejob.core.config.InstanceIds;
 import dev.onejob.core.config.Settings;
+import dev.onejob.core.config.ConfigException;
 import dev.onejob.core.db.DatabaseConfig;
+import dev.onejob.core.http.PemTls;
+import dev.onejob.core.http.WebServer;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.service.ServiceConfig;
+import dev.onejob.ingest.http.FrontDoor;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
 import java.util.Map;
 
 /**
  * The ingest service's configuration, from the environment, with defaults that work on a fresh machine
  * (docs/configuration.md). A bad value fails startup with a message naming the variable and its range.
  */
-public record IngestConfig(DatabaseConfig database, KafkaConfig kafka, String httpHost, int httpPort, int maxBodyBytes,
-                           int httpThreads, Path tokensFile, Path providersFile, Path contractsDir, boolean relay,
-                           String instanceId, int submissionsPerOwnerPerSecond) implements ServiceConfig {
+public record IngestConfig(DatabaseConfig database, KafkaConfig kafka, WebServer.Settings http, int maxBodyBytes,
+                           Path tokensFile, Path providersFile, Path contractsDir, boolean relay,
+                           String instanceId, FrontDoor frontDoor) implements ServiceConfig {
 
     public static IngestConfig fromEnv(Map<String, String> env) {
         Settings settings = Settings.of(env);
-        return new IngestConfig(DatabaseConfig.fromEnv(env), KafkaConfig.fromEnv(env),
-                settings.text(Env.HTTP_HOST, "0.0.0.0"),
-                settings.integer(Env.HTTP_PORT, 8080, 0, 65535),
+        return new IngestConfig(DatabaseConfig.fromEnv(env), KafkaConfig.fromEnv(env), http(settings),
                 settings.integer(Env.HTTP_MAX_BODY_BYTES, 256 * 1024, 1, 64 * 1024 * 1024),
-                settings.integer(Env.HTTP_THREADS, 32, 1, 1024),
                 settings.path(Env.TOKENS_FILE, "config/tokens.yaml"),
                 settings.path(Env.PROVIDERS_FILE, "config/providers.yaml"),
                 settings.path(Env.CONTRACTS_DIR, "config/contracts"),
                 settings.flag(Env.OUTBOX_RELAY, true),
                 settings.text(Env.INSTANCE_ID, InstanceIds.defaultFor("ingest")),
-                settings.integer(Env.RATE_LIMIT_PER_OWNER, 0, 0, 1_000_000));
+                new FrontDoor(
+                        settings.integer(Env.HTTP_GROUP_COMMITTERS, FrontDoor.DEFAULT_GROUP_COMMITTERS, 1, 256),
+                        settings.integer(Env.HTTP_GROUP_COMMIT_MAX, FrontDoor.DEFAULT_GROUP_COMMIT_MAX, 1, 10_000),
+                        settings.integer(Env.RATE_LIMIT_PER_OWNER, FrontDoor.DEFAULT_RATE_PER_OWNER, 0, 1_000_000),
+                        settings.duration(Env.HTTP_SHED_QUEUE_WAIT, FrontDoor.DEFAULT_SHED_QUEUE_WAIT, Duration.ZERO,
+                                Duration.ofMinutes(10)),
+                        settings.integer(Env.HTTP_SHED_BACKLOG, (int) FrontDoor.DEFAULT_SHED_BACKLOG, 0,
+                                Integer.MAX_VALUE)));
+    }
+
+    /** The API's server: its address, limits and, when both files are given, TLS. */
+    public static WebServer.Settings http(Settings settings) {
+        Optional<String> cert = settings.raw(Env.HTTP_TLS_CERT_FILE);
+        Optional<String> key = settings.raw(Env.HTTP_TLS_KEY_FILE);
+        if (cert.isPresent() != key.isPresent()) {
+            throw new ConfigException("HTTPS needs both " + Env.HTTP_TLS_CERT_FILE + " and " + Env.HTTP_TLS_KEY_FILE
+                    + " (PEM files); only " + (cert.isPresent() ? Env.HTTP_TLS_CERT_FILE : Env.HTTP_TLS_KEY_FILE)
+                    + " is set");
+        }
+        return new WebServer.Settings("http-api",
+                settings.text(Env.HTTP_HOST, "0.0.0.0"),
+                settings.integer(Env.HTTP_PORT, 8080, 0, 65535),
+                settings.integer(Env.HTTP_THREADS, 32, 1, 1024),
+                settings.integer(Env.HTTP_MAX_CONNECTIONS, 10_000, 1, 1_000_000),
+                settings.integer(Env.HTTP_MAX_HEADER_BYTES, 16 * 1024, 1024, 1024 * 1024),
+                settings.duration(Env.HTTP_IDLE_TIMEOUT, Duration.ofSeconds(30), Duration.ofSeconds(1),
+                        Duration.ofHours(1)),
+                settings.duration(Env.HTTP_REQUEST_HEAD_TIMEOUT, Duration.ofSeconds(10), Duration.ofMillis(100),
+                        Duration.ofMinutes(10)),
+                cert.map(c -> new PemTls(Path.of(c), Path.of(key.orElseThrow()))).orElse(null));
     }
 }

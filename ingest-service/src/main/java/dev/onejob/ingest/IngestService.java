@@ -13,9 +13,9 @@ import dev.onejob.core.service.ServiceMain;
 import dev.onejob.providers.certify.CertificationRunner;
 import dev.onejob.providers.ProviderClients;
 import dev.onejob.ingest.http.ApiServer;
+import dev.onejob.ingest.http.AttemptBacklog;
 import dev.onejob.ingest.kafka.JobRequestConsumer;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.sql.Connection;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -79,12 +79,12 @@ public final class IngestService implements ServiceMain.Service {
         clients = ProviderClients.create(ProviderClients.defaultHttpClient(), env);
         CertificationRunner certifier = CertificationRunner.over(clients, certifications, providers,
                 contracts);
-        api = new ApiServer(new InetSocketAddress(config.httpHost(), config.httpPort()), ledger, requests, gate,
-                certifier, certifications, tokens, metrics, this::notReady, config.maxBodyBytes(),
-                config.httpThreads(), config.submissionsPerOwnerPerSecond());
+        api = new ApiServer(config.http(), ledger, requests, gate, certifier, certifications, tokens, metrics,
+                this::notReady, config.maxBodyBytes(), config.frontDoor(),
+                new AttemptBacklog(admin, AttemptBacklog.WORKER_GROUP));
         api.start();
-        log.info("event=started service=ingest-service http=http://{}:{} kafka={} group={} relay={} contracts={} "
-                        + "providers={}", config.httpHost(), api.port(), kafka.bootstrapServers(),
+        log.info("event=started service=ingest-service http={}://{}:{} kafka={} group={} relay={} contracts={} "
+                        + "providers={}", config.http().tls() == null ? "http" : "https", config.http().host(), api.port(), kafka.bootstrapServers(),
                 JobRequestConsumer.GROUP_ID, config.relay(), contracts.all().size(), providers.all().size());
     }
 

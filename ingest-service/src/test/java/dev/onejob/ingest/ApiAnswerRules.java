@@ -13,7 +13,8 @@ import java.util.regex.Pattern;
 
 /**
  * What every answer of the ingest API must look like, judged against {@code openapi.yaml} alone: a status the
- * operation documents (405 for a method the path does not define, and 401 first when the path needs a token), never
+ * operation documents (405 for a method the path does not define, and 401 first when the path needs a token, or a
+ * refusal every operation documents, such as malformed HTTP), never
  * a 500, every error an {@code application/problem+json} body with type, title, status and detail and a type the
  * document lists with that status, a documented 2xx body that matches its schema, and no Java stack trace anywhere.
  */
@@ -46,6 +47,20 @@ final class ApiAnswerRules {
         Set<Integer> wrongMethod = new TreeSet<>(Set.of(405));
         if (document.pathSecured(path)) {
             wrongMethod.add(401);
+        }
+        // and what the server answers before any operation (malformed HTTP, limits): the statuses every operation
+        // documents, its 4xx among them
+        Set<Integer> everywhere = null;
+        for (ApiDocument.Operation operation : document.operations()) {
+            if (everywhere == null) {
+                everywhere = new TreeSet<>(operation.statuses());
+            } else {
+                everywhere.retainAll(operation.statuses());
+            }
+        }
+        if (everywhere != null) {
+            everywhere.removeIf(status -> status < 400 || status >= 500);
+            wrongMethod.addAll(everywhere);
         }
         return wrongMethod;
     }

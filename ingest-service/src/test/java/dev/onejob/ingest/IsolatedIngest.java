@@ -46,8 +46,8 @@ final class IsolatedIngest implements AutoCloseable {
         TestDatabase db = TestDatabase.shared();
         DatabaseConfig database = new DatabaseConfig(db.jdbcUrl(), db.user(), System.getenv("DATABASE_PASSWORD"), 2);
         service = new IngestService(new IngestConfig(database, new KafkaConfig(broker.bootstrapServers()),
-                "127.0.0.1", 0, 64 * 1024, 2, tokens, Path.of("../config/providers.yaml"),
-                Path.of("../config/contracts"), false, "ingest-isolated-test", 0),
+                IngestConfig.http(dev.onejob.core.config.Settings.of(Map.of("HTTP_HOST", "127.0.0.1", "HTTP_PORT", "0", "HTTP_THREADS", "2"))), 64 * 1024, tokens, Path.of("../config/providers.yaml"),
+                Path.of("../config/contracts"), false, "ingest-isolated-test", dev.onejob.ingest.http.FrontDoor.defaults().withRatePerOwner(0)),
                 Database.wrap(db.dataSource()), Map.of(), OutboxRelay.Hooks.NONE,
                 Loops.REPORT_ONLY);
         service.start();

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every problem the service's code can send is in {@code openapi.yaml}: each {@code new Problem(status, "type", ...)}
- * in this module's sources names a type the Problem schema's enum lists, with the status its table gives, and a
+ * in this module's sources, and each the HTTP server sends itself ({@code ProblemJson.serverTypes}), names a type the
+ * Problem schema's enum lists, with the status its table gives, and a
  * status some operation documents as {@code application/problem+json}; and the document lists no type the code no
  * longer sends. The fuzz ({@code ApiFuzzIT}) only sees the types its requests happen to provoke; this sees them all.
  */
@@ -39,6 +40,13 @@ class ProblemTypesDocumentedTest {
         // given every problem the sources construct, as (type, status)
         List<String> unreadable = new ArrayList<>();
         Map<String, Integer> sent = sentProblems(unreadable);
+        // and those the HTTP server sends itself, before any route (malformed HTTP, limits, time limits)
+        dev.onejob.core.http.ProblemJson.serverTypes().forEach((type, status) -> {
+            Integer before = sent.put(type, status);
+            if (before != null && !before.equals(status)) {
+                unreadable.add("the server sends " + type + " with " + status + ", the API with " + before);
+            }
+        });
         assertEquals(List.of(), unreadable, "problems whose status and type are not literals this test can read, "
                 + "or a type sent with two statuses");
         assertTrue(sent.containsKey(ApiDocument.PROBLEM_BASE + "internal") && sent.size() > 10,

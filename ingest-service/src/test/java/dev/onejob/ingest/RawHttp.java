@@ -73,14 +73,14 @@ final class RawHttp {
             write(head, "Content-Length: " + body.length + "\r\n");
         }
         write(head, "\r\n");
-        return exchange(port, head.toByteArray(), body == null ? new byte[0] : body);
+        return exchange(port, head.toByteArray(), body == null ? new byte[0] : body, method.equals("HEAD"));
     }
 
     private static void write(ByteArrayOutputStream out, String text) {
         out.writeBytes(text.getBytes(StandardCharsets.UTF_8));
     }
 
-    private static Response exchange(int port, byte[] head, byte[] body) {
+    private static Response exchange(int port, byte[] head, byte[] body, boolean toHead) {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
             socket.setSoTimeout(30_000);
@@ -95,7 +95,7 @@ final class RawHttp {
                 }
                 return null;
             });
-            Response response = read(socket.getInputStream());
+            Response response = read(socket.getInputStream(), toHead);
             written.cancel(true);
             return response;
         } catch (IOException e) {
@@ -103,7 +103,7 @@ final class RawHttp {
         }
     }
 
-    private static Response read(InputStream in) {
+    private static Response read(InputStream in, boolean toHead) {
         ByteArrayOutputStream raw = new ByteArrayOutputStream();
         String error = null;
         byte[] buffer = new byte[16 * 1024];
@@ -111,7 +111,7 @@ final class RawHttp {
             int n;
             while ((n = in.read(buffer)) >= 0) {
                 raw.write(buffer, 0, n);
-                Response complete = parse(raw.toByteArray(), false);
+                Response complete = parse(raw.toByteArray(), false, toHead);
                 if (complete != null) {
                     return complete;
                 }
@@ -119,14 +119,17 @@ final class RawHttp {
         } catch (IOException e) {
             error = e.toString();
         }
-        Response atEnd = parse(raw.toByteArray(), true);
+        Response atEnd = parse(raw.toByteArray(), true, toHead);
         return atEnd != null ? atEnd
                 : new Response(-1, Map.of(), raw.toByteArray(), error == null ? "connection closed without an answer"
                 : error);
     }
 
-    /** The answer if {@code bytes} hold a complete one (at the end of the stream, whatever body there is). */
-    private static Response parse(byte[] bytes, boolean atEnd) {
+    /**
+     * The answer if {@code bytes} hold a complete one (at the end of the stream, whatever body there is). The answer
+     * to a HEAD has no content, whatever its Content-Length says (RFC 9110 9.3.2).
+     */
+    private static Response parse(byte[] bytes, boolean atEnd, boolean toHead) {
         int headEnd = indexOf(bytes, "\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
         if (headEnd < 0) {
             return null;
@@ -146,6 +149,9 @@ final class RawHttp {
             }
         }
         int bodyStart = headEnd + 4;
+        if (toHead) {
+            return new Response(status, headers, new byte[0], null);
+        }
         List<String> length = headers.get("content-length");
         if (length != null) {
             int declared = Integer.parseInt(length.get(0));

@@ -82,9 +82,9 @@ final class LocalServices implements AutoCloseable {
 
     private void startIngest(Map<String, String> env, Database database) {
         IngestConfig config = IngestConfig.fromEnv(env);
-        progress.step("starting ingest-service on port " + config.httpPort());
+        progress.step("starting ingest-service on port " + config.http().port());
         ingest = new IngestService(config, database, env, OutboxRelay.Hooks.NONE, onDeadLoop);
-        start(ingest, "ingest-service cannot listen on port " + config.httpPort(), "HTTP_PORT");
+        start(ingest, "ingest-service cannot listen on port " + config.http().port(), "HTTP_PORT");
     }
 
     private void startWorker(Map<String, String> env, Database database) {

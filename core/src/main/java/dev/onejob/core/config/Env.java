@@ -32,8 +32,18 @@ public final class Env {
     public static final String HTTP_PORT = "HTTP_PORT";
     public static final String HTTP_MAX_BODY_BYTES = "HTTP_MAX_BODY_BYTES";
     public static final String HTTP_THREADS = "HTTP_THREADS";
+    public static final String HTTP_MAX_CONNECTIONS = "HTTP_MAX_CONNECTIONS";
+    public static final String HTTP_MAX_HEADER_BYTES = "HTTP_MAX_HEADER_BYTES";
+    public static final String HTTP_IDLE_TIMEOUT = "HTTP_IDLE_TIMEOUT";
+    public static final String HTTP_REQUEST_HEAD_TIMEOUT = "HTTP_REQUEST_HEAD_TIMEOUT";
+    public static final String HTTP_TLS_CERT_FILE = "HTTP_TLS_CERT_FILE";
+    public static final String HTTP_TLS_KEY_FILE = "HTTP_TLS_KEY_FILE";
     public static final String TOKENS_FILE = "TOKENS_FILE";
     public static final String RATE_LIMIT_PER_OWNER = "RATE_LIMIT_PER_OWNER";
+    public static final String HTTP_GROUP_COMMITTERS = "HTTP_GROUP_COMMITTERS";
+    public static final String HTTP_GROUP_COMMIT_MAX = "HTTP_GROUP_COMMIT_MAX";
+    public static final String HTTP_SHED_QUEUE_WAIT = "HTTP_SHED_QUEUE_WAIT";
+    public static final String HTTP_SHED_BACKLOG = "HTTP_SHED_BACKLOG";
 
     // attempt-worker
     public static final String WORKER_MAX_IN_FLIGHT = "WORKER_MAX_IN_FLIGHT";

@@ -1,10 +1,11 @@
 package dev.onejob.ingest.http;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import dev.onejob.core.http.HttpCall;
 import dev.onejob.core.certification.CertificationStore;
 import dev.onejob.core.db.DatabaseException;
+import dev.onejob.core.http.CachedReadiness;
+import dev.onejob.core.http.WebServer;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.ledger.LedgerStore;
 import dev.onejob.core.ledger.ProviderGate;
@@ -15,11 +16,8 @@ import dev.onejob.ingest.Tokens;
 import dev.onejob.providers.certify.CertificationRunner;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -27,7 +25,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HTTP front door on the JDK's HTTP server: routing, bearer-token authentication, problem+json for every error
+ * The HTTP front door on {@link WebServer} (Jetty): routing, bearer-token authentication, problem+json for every error
  * (never a stack trace), the OpenAPI document, health and metrics. Job logic lives in {@link JobsApi}.
  */
 public final class ApiServer implements AutoCloseable {
@@ -37,93 +35,127 @@ public final class ApiServer implements AutoCloseable {
     private static final Pattern JOB_CANCEL = Pattern.compile("/v1/jobs/([^/]+)/cancel");
     private static final Pattern RESOLVE = Pattern.compile("/v1/attempts/([^/]+)/resolve");
 
-    static {
-        // The JDK server leaves Nagle's algorithm on: every small answer would wait ~40 ms for an ACK.
-        System.setProperty("sun.net.httpserver.nodelay", "true");
-    }
-
     /** Whether the service's dependencies answer; null when ready, otherwise what is not. */
     public interface Readiness extends Supplier<String> {
     }
 
-    private final HttpServer server;
-    private final ExecutorService executor;
+    private final WebServer.Settings settings;
+    private final GroupCommit groupCommit;
+    private final Admission admission;
+    private volatile WebServer server;
     private final JobsApi jobs;
     private final CertificationsApi certifications;
     private final Tokens tokens;
     private final IngestMetrics metrics;
-    private final Readiness readiness;
+    private final Supplier<String> readiness;
 
-    public ApiServer(InetSocketAddress address, LedgerStore ledger, JobRequests requests, ProviderGate gate,
+    public ApiServer(WebServer.Settings settings, LedgerStore ledger, JobRequests requests, ProviderGate gate,
                      CertificationRunner certifier, CertificationStore certifications, Tokens tokens,
-                     IngestMetrics metrics, Readiness readiness, int maxBodyBytes, int threads,
-                     double submissionsPerOwnerPerSecond) throws IOException {
-        this.jobs = new JobsApi(ledger, requests, gate, metrics, maxBodyBytes, submissionsPerOwnerPerSecond);
+                     IngestMetrics metrics, Readiness readiness, int maxBodyBytes,
+                     FrontDoor frontDoor, Supplier<Admission.BacklogReading> backlog) {
+        this.groupCommit = new GroupCommit(ledger, frontDoor.groupCommitters(), frontDoor.groupCommitMax(),
+                metrics.registry());
+        this.admission = new Admission(frontDoor.shedQueueWait(), frontDoor.shedBacklog(),
+                () -> server == null ? 0 : server.queuedTasks(), groupCommit, backlog);
+        this.jobs = new JobsApi(ledger, groupCommit::submit, admission::admitSubmission, requests, gate, metrics,
+                maxBodyBytes, frontDoor.submissionsPerOwnerPerSecond());
         this.certifications = new CertificationsApi(certifier, certifications, maxBodyBytes);
         this.tokens = tokens;
         this.metrics = metrics;
-        this.readiness = readiness;
-        this.executor = Executors.newFixedThreadPool(threads, r -> {
-            Thread t = new Thread(r, "http-api");
-            t.setDaemon(true);
-            return t;
-        });
-        this.server = HttpServer.create(address, 256);
-        server.createContext("/", this::handle);
-        server.setExecutor(executor);
+        // A probe or a scraper polling readiness costs PostgreSQL and Kafka one check a second, not one per call.
+        this.readiness = new CachedReadiness(readiness, java.time.Duration.ofSeconds(1));
+        this.settings = settings;
     }
 
-    public void start() {
-        server.start();
+    public void start() throws IOException {
+        server = WebServer.start(settings, this::handle);
     }
 
     public int port() {
-        return server.getAddress().getPort();
+        return server.port();
     }
 
-    private void handle(HttpExchange exchange) {
-        long started = System.nanoTime();
-        String route = "unmatched";
-        int status = 500;
-        try (exchange) {
-            String method = exchange.getRequestMethod();
-            // Route on the raw path: an encoded slash inside an id is part of the id, never a separator.
-            String path = exchange.getRequestURI().getRawPath();
-            route = route(method, path);
-            try {
-                dispatch(exchange, method, path);
-                status = exchange.getResponseCode();
-            } catch (Problem problem) {
-                status = problem.status();
-                Exchanges.sendProblem(exchange, problem);
-            } catch (RuntimeException e) {
-                if (DatabaseException.isUnavailable(e)) {
-                    log.warn("event=http_database_unavailable method={} path={} error={}", method, path, e.toString());
-                    status = 503;
-                    Exchanges.sendProblem(exchange, new Problem(503, "database-unavailable", "Database unavailable",
-                            "PostgreSQL cannot be reached right now; retry with the same Idempotency-Key (if this "
-                                    + "request was committed after all, the retry returns its job)")
-                            .with("retry_after_seconds", "1"));
-                    return;
-                }
-                log.error("event=http_error method={} path={} error={}", method, path, e.toString(), e);
-                status = 500;
-                Exchanges.sendProblem(exchange, new Problem(500, "internal", "Internal error",
-                        "the server could not complete the request; nothing was half-written, retry with the same "
-                                + "Idempotency-Key"));
-            }
+    private void handle(HttpCall exchange) {
+        String method = exchange.method();
+        // Route on the raw path: an encoded slash inside an id is part of the id, never a separator.
+        String path = exchange.rawPath();
+        Finish finish = new Finish(route(method, path), System.nanoTime(), method, path);
+        try {
+            dispatch(exchange, method, path, finish);
+        } catch (RuntimeException e) {
+            finish.failed(exchange, e);
         } catch (IOException e) {
             log.debug("event=http_io_error error={}", e.toString());
-        } finally {
+        }
+        if (!exchange.isLater()) {
+            finish.finished(exchange);
+        }
+    }
+
+    /** Answers a request's failure and records the request: on its own thread, or later for a submission. */
+    private final class Finish implements JobsApi.Later {
+        private final String route;
+        private final long started;
+        private final String method;
+        private final String path;
+
+        Finish(String route, long started, String method, String path) {
+            this.route = route;
+            this.started = started;
+            this.method = method;
+            this.path = path;
+        }
+
+        @Override
+        public void failed(HttpCall exchange, Throwable error) {
+            Problem problem;
+            if (error instanceof Problem p) {
+                problem = p;
+            } else if (error instanceof RuntimeException e && DatabaseException.isUnavailable(e)) {
+                log.warn("event=http_database_unavailable method={} path={} error={}", method, path, e.toString());
+                problem = new Problem(503, "database-unavailable", "Database unavailable",
+                        "PostgreSQL cannot be reached right now; retry with the same Idempotency-Key (if this "
+                                + "request was committed after all, the retry returns its job)")
+                        .with("retry_after_seconds", "1");
+            } else {
+                log.error("event=http_error method={} path={} error={}", method, path, error.toString(), error);
+                problem = new Problem(500, "internal", "Internal error",
+                        "the server could not complete the request; nothing was half-written, retry with the same "
+                                + "Idempotency-Key");
+            }
+            if (exchange.status() != 0) {
+                log.warn("event=http_error_after_answer method={} path={} status={} error={}", method, path,
+                        exchange.status(), error.toString());
+                return;
+            }
+            try {
+                Exchanges.sendProblem(exchange, problem);
+            } catch (IOException e) {
+                log.debug("event=http_io_error error={}", e.toString());
+            }
+        }
+
+        @Override
+        public void finished(HttpCall exchange) {
+            admission.completed();
+            int status = exchange.status() == 0 ? 500 : exchange.status();
             metrics.request(route, status, Duration.ofNanos(System.nanoTime() - started));
         }
     }
 
-    private void dispatch(HttpExchange exchange, String method, String path) throws IOException {
+    private void dispatch(HttpCall exchange, String method, String path, Finish finish) throws IOException {
         switch (path) {
-            case "/health" -> {
+            case "/health", "/health/ready" -> {
                 allow(exchange, method, "GET");
                 health(exchange);
+                return;
+            }
+            case "/health/live" -> {
+                // Liveness: this process serves HTTP. Touches neither PostgreSQL nor Kafka, so a database outage
+                // never gets a healthy process restarted.
+                allow(exchange, method, "GET");
+                Exchanges.send(exchange, 200, "application/json", "{\"status\":\"live\"}"
+                        .getBytes(StandardCharsets.UTF_8));
                 return;
             }
             case "/metrics" -> {
@@ -141,12 +173,14 @@ public final class ApiServer implements AutoCloseable {
             }
         }
         Principal caller = authenticate(exchange);
+        // Shed what waited too long for a thread before it costs PostgreSQL anything (503 overloaded).
+        admission.admit(exchange);
         Matcher m;
         JobsApi api = jobs;
         if (path.equals("/v1/jobs")) {
             allow(exchange, method, "GET", "POST");
             if (method.equals("POST")) {
-                api.submit(exchange, caller);
+                api.submit(exchange, caller, task -> server.executor().execute(task), finish);
             } else {
                 api.findByKey(exchange, caller);
             }
@@ -207,12 +241,13 @@ public final class ApiServer implements AutoCloseable {
         if (path.equals("/v1/certifications")) {
             return method + " /v1/certifications";
         }
-        return path.equals("/health") || path.equals("/metrics") || path.equals("/openapi.yaml")
+        return path.equals("/health") || path.equals("/health/live") || path.equals("/health/ready")
+                || path.equals("/metrics") || path.equals("/openapi.yaml")
                 ? method + " " + path : "unmatched";
     }
 
-    private Principal authenticate(HttpExchange exchange) {
-        String header = exchange.getRequestHeaders().getFirst("Authorization");
+    private Principal authenticate(HttpCall exchange) {
+        String header = exchange.header("Authorization");
         if (header == null) {
             throw Problem.unauthorized("an Authorization: Bearer <token> header is required");
         }
@@ -226,15 +261,15 @@ public final class ApiServer implements AutoCloseable {
     }
 
     /** 405 with the {@code Allow} header RFC 9110 asks for, unless {@code method} is one of {@code allowed}. */
-    private static void allow(HttpExchange exchange, String method, String... allowed) {
+    private static void allow(HttpCall exchange, String method, String... allowed) {
         if (!java.util.Arrays.asList(allowed).contains(method)) {
-            exchange.getResponseHeaders().set("Allow", String.join(", ", allowed));
+            exchange.setHeader("Allow", String.join(", ", allowed));
             throw new Problem(405, "method-not-allowed", "Method not allowed", "this resource allows "
                     + String.join(", ", allowed));
         }
     }
 
-    private void health(HttpExchange exchange) throws IOException {
+    private void health(HttpCall exchange) throws IOException {
         String notReady = readiness.get();
         ObjectNode body = Json.object();
         body.put("status", notReady == null ? "ready" : "not-ready");
@@ -255,7 +290,10 @@ public final class ApiServer implements AutoCloseable {
 
     @Override
     public void close() {
-        server.stop(1);
-        executor.shutdownNow();
+        if (server != null) {
+            server.close();
+        }
+        groupCommit.close();
+        admission.close();
     }
 }

@@ -3,7 +3,7 @@ package dev.onejob.ingest.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
+import dev.onejob.core.http.HttpCall;
 import dev.onejob.core.certification.Certification;
 import dev.onejob.core.certification.CertificationCheck;
 import dev.onejob.core.certification.CertificationStore;
@@ -31,7 +31,7 @@ final class CertificationsApi {
         this.maxBodyBytes = maxBodyBytes;
     }
 
-    void certify(HttpExchange exchange, Principal caller) throws IOException {
+    void certify(HttpCall exchange, Principal caller) throws IOException {
         if (!caller.may(Principal.OPERATE)) {
             throw Problem.forbidden("this token lacks the 'operate' role");
         }
@@ -56,7 +56,7 @@ final class CertificationsApi {
         Exchanges.sendJson(exchange, 200, answer);
     }
 
-    void list(HttpExchange exchange) throws IOException {
+    void list(HttpCall exchange) throws IOException {
         ArrayNode results = Json.MAPPER.createArrayNode();
         store.latestPerProviderAndContract().forEach(c -> results.add(json(c)));
         ObjectNode answer = Json.object();

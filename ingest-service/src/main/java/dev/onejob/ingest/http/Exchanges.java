@@ -1,24 +1,23 @@
 package dev.onejob.ingest.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.sun.net.httpserver.HttpExchange;
+import dev.onejob.core.http.HttpCall;
 import dev.onejob.core.json.Json;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 
-/** Reading requests and writing answers on the JDK HTTP server: bounded bodies, JSON, problem+json. */
+/** Reading requests and writing answers: bounded bodies, JSON, problem+json. */
 final class Exchanges {
     private Exchanges() {
     }
 
     /** Reads at most {@code limit} bytes; a longer body (declared or actual) is a 413 problem. */
-    static byte[] body(HttpExchange exchange, int limit) throws IOException {
-        String declared = exchange.getRequestHeaders().getFirst("Content-Length");
+    static byte[] body(HttpCall exchange, int limit) throws IOException {
+        String declared = exchange.header("Content-Length");
         if (declared != null) {
             try {
                 if (Long.parseLong(declared.trim()) > limit) {
@@ -28,7 +27,7 @@ final class Exchanges {
                 throw new Problem(400, "bad-request", "Bad request", "Content-Length is not a number");
             }
         }
-        try (InputStream in = exchange.getRequestBody()) {
+        try (InputStream in = exchange.body()) {
             byte[] bytes = in.readNBytes(limit + 1);
             if (bytes.length > limit) {
                 throw tooLarge(limit);
@@ -56,9 +55,9 @@ final class Exchanges {
         }
     }
 
-    static Map<String, String> query(HttpExchange exchange) {
+    static Map<String, String> query(HttpCall exchange) {
         Map<String, String> params = new HashMap<>();
-        String raw = exchange.getRequestURI().getRawQuery();
+        String raw = exchange.rawQuery();
         if (raw == null) {
             return params;
         }
@@ -71,28 +70,23 @@ final class Exchanges {
         return params;
     }
 
-    static void send(HttpExchange exchange, int status, String contentType, byte[] body) throws IOException {
-        exchange.getResponseHeaders().set("Content-Type", contentType);
-        exchange.getResponseHeaders().set("Cache-Control", "no-store");
-        exchange.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
-        if (body.length > 0) {
-            try (OutputStream out = exchange.getResponseBody()) {
-                out.write(body);
-            }
-        }
+    static void send(HttpCall exchange, int status, String contentType, byte[] body) throws IOException {
+        exchange.setHeader("Content-Type", contentType);
+        exchange.setHeader("Cache-Control", "no-store");
+        exchange.send(status, contentType, body);
     }
 
-    static void sendJson(HttpExchange exchange, int status, JsonNode body) throws IOException {
+    static void sendJson(HttpCall exchange, int status, JsonNode body) throws IOException {
         send(exchange, status, "application/json", Json.write(body).getBytes(StandardCharsets.UTF_8));
     }
 
-    static void sendProblem(HttpExchange exchange, Problem problem) throws IOException {
+    static void sendProblem(HttpCall exchange, Problem problem) throws IOException {
         if (problem.status() == 401) {
-            exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"onejob\"");
+            exchange.setHeader("WWW-Authenticate", "Bearer realm=\"onejob\"");
         }
-        var body = problem.body(exchange.getRequestURI().getPath());
+        var body = problem.body(exchange.rawPath());
         if ((problem.status() == 429 || problem.status() == 503) && body.has("retry_after_seconds")) {
-            exchange.getResponseHeaders().set("Retry-After", body.get("retry_after_seconds").asText());
+            exchange.setHeader("Retry-After", body.get("retry_after_seconds").asText());
         }
         send(exchange, problem.status(), "application/problem+json", Json.write(body).getBytes(StandardCharsets.UTF_8));
     }

@@ -2,7 +2,7 @@ package dev.onejob.ingest.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
+import dev.onejob.core.http.HttpCall;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.ledger.Attempt;
 import dev.onejob.core.ledger.OperatorAction;
@@ -12,6 +12,7 @@ import dev.onejob.core.ledger.Job;
 import dev.onejob.core.ledger.LedgerStore;
 import dev.onejob.core.ledger.NewAttemptOutcome;
 import dev.onejob.core.ledger.ProviderGate;
+import dev.onejob.core.ledger.NewJob;
 import dev.onejob.core.ledger.SubmitOutcome;
 import dev.onejob.core.ledger.TransitionOutcome;
 import dev.onejob.ingest.IngestMetrics;
@@ -33,10 +34,19 @@ final class JobsApi {
     private final IngestMetrics metrics;
     private final int maxBodyBytes;
     private final OwnerRateLimit rateLimit;
+    /** Submits a validated job: through group commit, sharing a transaction with the submissions beside it. */
+    private final java.util.function.Function<NewJob, java.util.concurrent.CompletableFuture<SubmitOutcome>> submitter;
+    /** Throws the 503 overloaded problem while the workers' backlog is over its bound. */
+    private final Runnable admitSubmission;
 
-    JobsApi(LedgerStore ledger, JobRequests requests, ProviderGate gate, IngestMetrics metrics, int maxBodyBytes,
+    JobsApi(LedgerStore ledger,
+            java.util.function.Function<NewJob, java.util.concurrent.CompletableFuture<SubmitOutcome>> submitter,
+            Runnable admitSubmission,
+            JobRequests requests, ProviderGate gate, IngestMetrics metrics, int maxBodyBytes,
             double submissionsPerOwnerPerSecond) {
         this.ledger = ledger;
+        this.submitter = submitter;
+        this.admitSubmission = admitSubmission;
         this.requests = requests;
         this.gate = gate;
         this.metrics = metrics;
@@ -44,10 +54,26 @@ final class JobsApi {
         this.rateLimit = new OwnerRateLimit(submissionsPerOwnerPerSecond);
     }
 
-    void submit(HttpExchange exchange, Principal caller) throws IOException {
+    /**
+     * What a route that answers later needs from the server: answering a failure as the server would (a problem,
+     * 503 when PostgreSQL is away, 500 otherwise), and recording the request once it is answered.
+     */
+    interface Later {
+        void failed(HttpCall exchange, Throwable error);
+
+        void finished(HttpCall exchange);
+    }
+
+    /**
+     * Validates the submission on this thread, then hands it to group commit and returns: the answer is sent on
+     * {@code executor} once its group has committed, and no thread waits for the commit meanwhile.
+     */
+    void submit(HttpCall exchange, Principal caller, java.util.concurrent.Executor executor, Later later)
+            throws IOException {
         requireRole(caller, Principal.SUBMIT);
         rateLimit.acquire(caller.ownerId());
-        String key = exchange.getRequestHeaders().getFirst("Idempotency-Key");
+        admitSubmission.run();
+        String key = exchange.header("Idempotency-Key");
         if (key == null) {
             throw new Problem(400, "idempotency-key-missing", "Idempotency-Key header required",
                     "POST /v1/jobs needs an Idempotency-Key header naming this intent (1 to 255 printable ASCII)");
@@ -62,20 +88,43 @@ final class JobsApi {
             throw Problem.invalidRequest("the job request is not valid: " + String.join("; ", validated.problems()),
                     validated.problems());
         }
-        SubmitOutcome outcome = ledger.submit(validated.job());
+        exchange.later();
+        submitter.apply(validated.job()).whenCompleteAsync((outcome, error) -> {
+            try {
+                if (error != null) {
+                    later.failed(exchange, error instanceof java.util.concurrent.CompletionException
+                            && error.getCause() != null ? error.getCause() : error);
+                } else {
+                    answer(exchange, caller, outcome);
+                }
+            } catch (IOException | RuntimeException e) {
+                later.failed(exchange, e);
+            } finally {
+                later.finished(exchange);
+            }
+        }, executor);
+    }
+
+    private void answer(HttpCall exchange, Principal caller, SubmitOutcome outcome) throws IOException {
         if (outcome instanceof SubmitOutcome.Created created) {
             metrics.submitted("http", "created");
             log.info("event=job_created channel=http job={} owner={} attempt={} provider={}", created.job().id(),
                     caller.ownerId(), created.firstAttempt().id(), created.firstAttempt().provider());
-            exchange.getResponseHeaders().set("Location", "/v1/jobs/" + created.job().id());
+            exchange.setHeader("Location", "/v1/jobs/" + created.job().id());
             Exchanges.sendJson(exchange, 201, JobJson.job(created.job(), java.util.List.of(created.firstAttempt())));
         } else if (outcome instanceof SubmitOutcome.Replayed replayed) {
             metrics.submitted("http", "replayed");
             log.info("event=job_replayed channel=http job={} owner={}", replayed.job().id(), caller.ownerId());
-            exchange.getResponseHeaders().set("Location", "/v1/jobs/" + replayed.job().id());
-            exchange.getResponseHeaders().set("Idempotent-Replayed", "true");
+            exchange.setHeader("Location", "/v1/jobs/" + replayed.job().id());
+            exchange.setHeader("Idempotent-Replayed", "true");
             Exchanges.sendJson(exchange, 200, JobJson.job(replayed.job(), ledger.attempts(replayed.job().id()),
                     ledger.operatorActions(replayed.job().id())));
+        } else if (outcome instanceof SubmitOutcome.Refused refused) {
+            // PostgreSQL refused this one submission's data (its group was retried one by one): nothing was written.
+            metrics.submitted("http", "refused");
+            log.error("event=job_refused channel=http owner={} reason=\"{}\"", caller.ownerId(), refused.reason());
+            throw new Problem(500, "internal", "Internal error", "the server could not store the request; nothing was "
+                    + "written");
         } else {
             SubmitOutcome.Conflict conflict = (SubmitOutcome.Conflict) outcome;
             metrics.submitted("http", "conflict");
@@ -88,12 +137,12 @@ final class JobsApi {
         }
     }
 
-    void get(HttpExchange exchange, Principal caller, String id) throws IOException {
+    void get(HttpCall exchange, Principal caller, String id) throws IOException {
         Job job = ownedJob(caller, id);
         Exchanges.sendJson(exchange, 200, view(job));
     }
 
-    void findByKey(HttpExchange exchange, Principal caller) throws IOException {
+    void findByKey(HttpCall exchange, Principal caller) throws IOException {
         String key = Exchanges.query(exchange).get("idempotency_key");
         if (key == null) {
             throw new Problem(400, "bad-request", "Bad request", "GET /v1/jobs needs ?idempotency_key=K");
@@ -106,7 +155,7 @@ final class JobsApi {
         Exchanges.sendJson(exchange, 200, view(job));
     }
 
-    void newAttempt(HttpExchange exchange, Principal caller, String id) throws IOException {
+    void newAttempt(HttpCall exchange, Principal caller, String id) throws IOException {
         requireRole(caller, Principal.SUBMIT);
         Job job = ownedJob(caller, id);
         JsonNode body = Exchanges.json(Exchanges.body(exchange, maxBodyBytes));
@@ -173,7 +222,7 @@ final class JobsApi {
         return caller.ownerId() + ": " + override.asText();
     }
 
-    void cancel(HttpExchange exchange, Principal caller, String id) throws IOException {
+    void cancel(HttpCall exchange, Principal caller, String id) throws IOException {
         requireRole(caller, Principal.SUBMIT);
         Job job = ownedJob(caller, id);
         TransitionOutcome outcome = ledger.cancelJob(job.id(), "cancelled by " + caller.ownerId());
@@ -184,7 +233,7 @@ final class JobsApi {
         Exchanges.sendJson(exchange, 200, JobJson.job(after, ledger.attempts(job.id()), ledger.operatorActions(job.id())));
     }
 
-    void resolve(HttpExchange exchange, Principal caller, String attemptIdText) throws IOException {
+    void resolve(HttpCall exchange, Principal caller, String attemptIdText) throws IOException {
         requireRole(caller, Principal.OPERATE);
         UUID attemptId = uuid(attemptIdText).orElseThrow(() -> Problem.notFound("no such attempt"));
         Attempt attempt = ledger.attempt(attemptId).orElseThrow(() -> Problem.notFound("no such attempt"));

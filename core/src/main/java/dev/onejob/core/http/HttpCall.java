@@ -1,0 +1,48 @@
+package dev.onejob.core.http;
+
+import java.io.IOException;
+import java.io.InputStream;
+
+/**
+ * One HTTP request and its answer, as a handler sees them: what {@link WebServer} hands every route. Header values
+ * are exactly as sent (the server refuses a value with a control character before any route sees it); an answer is
+ * sent once.
+ */
+public interface HttpCall {
+    /** The request method, as sent. */
+    String method();
+
+    /** The path, still percent-encoded: an encoded slash inside an id is part of the id, never a separator. */
+    String rawPath();
+
+    /** The query string, still percent-encoded, or null when there is none. */
+    String rawQuery();
+
+    /** The first value of a request header, or null. */
+    String header(String name);
+
+    /** The request body as it arrives. */
+    InputStream body();
+
+    /** Sets a header of the answer; call before {@link #send}. */
+    void setHeader(String name, String value);
+
+    /** Sends the answer: the status, a Content-Type (ignored for an empty body) and the body. */
+    void send(int status, String contentType, byte[] body) throws IOException;
+
+    /** How long ago the request head was complete: the time it has waited for a thread, and been served so far. */
+    long sinceHeadNanos();
+
+    /**
+     * Says the route answers after it returns, from another thread (when its commit is done, say): the server then
+     * holds the exchange open, with no thread waiting on it, instead of answering 500 for a route that gave no answer.
+     * The route must then send exactly once, whatever happens.
+     */
+    void later();
+
+    /** Whether {@link #later} was called. */
+    boolean isLater();
+
+    /** The status sent, or 0 while none was. */
+    int status();
+}

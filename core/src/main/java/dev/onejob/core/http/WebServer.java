@@ -1,0 +1,407 @@
+package dev.onejob.core.http;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.UriCompliance;
+import org.eclipse.jetty.io.Connection;
+import org.eclipse.jetty.server.ConnectionFactory;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
+import org.eclipse.jetty.server.handler.ErrorHandler;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.util.thread.Scheduler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP server of the API and of every service's ops endpoint, on Jetty 12: connections are read without a
+ * thread each (a stalled client holds a socket, never a server thread), and every limit is explicit. A connection
+ * that has sent part of a request head and stalls for {@link Settings#requestHeadTimeout} gets a 408 and is closed;
+ * an idle one is closed after {@link Settings#idleTimeout}; at most {@link Settings#maxConnections} are open at once
+ * (beyond that the kernel queues new ones until one closes); a request head larger than
+ * {@link Settings#maxHeaderBytes} gets a 431. A header value with a control character is refused with a 400 before
+ * any route sees it, and every answer the server gives itself (malformed HTTP, limits, timeouts, a route that failed)
+ * is problem+json.
+ */
+public final class WebServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(WebServer.class);
+
+    /**
+     * @param name               thread and log name
+     * @param threads            threads that run routes (routes may block on PostgreSQL; reading and writing
+     *                           connections needs none)
+     * @param maxConnections     open connections at most
+     * @param maxHeaderBytes     the largest request head (request line and headers)
+     * @param idleTimeout        how long a connection may send nothing
+     * @param requestHeadTimeout how long a request head may take once its first byte arrived
+     * @param tls                serve HTTPS from this certificate and key, or null for plain HTTP
+     */
+    public record Settings(String name, String host, int port, int threads, int maxConnections, int maxHeaderBytes,
+                           Duration idleTimeout, Duration requestHeadTimeout, PemTls tls) {
+        /** The defaults of a service's ops endpoint: few threads, a few connections, short limits. */
+        public static Settings ops(String name, String host, int port) {
+            return new Settings(name, host, port, 4, 64, 8 * 1024, Duration.ofSeconds(30), Duration.ofSeconds(5),
+                    null);
+        }
+
+        public Settings withTls(PemTls pem) {
+            return new Settings(name, host, port, threads, maxConnections, maxHeaderBytes, idleTimeout,
+                    requestHeadTimeout, pem);
+        }
+    }
+
+    private final Server server;
+    private final QueuedThreadPool pool;
+    private final ServerConnector connector;
+    private final Map<Connection, Tracked> connections = new ConcurrentHashMap<>();
+    private volatile Scheduler.Task sweep;
+
+    /** A connection's state for the request-head time limit. */
+    private static final class Tracked {
+        volatile boolean inRequest;
+        volatile long waitingSinceNanos = System.nanoTime();
+        volatile long bytesInAtWait;
+    }
+
+    private WebServer(Settings settings, HttpRoutes routes) {
+        pool = new QueuedThreadPool(settings.threads() + 8, Math.min(4, settings.threads() + 2));
+        pool.setName(settings.name());
+        pool.setDaemon(true);
+        server = new Server(pool);
+        HttpConfiguration http = new HttpConfiguration();
+        http.setRequestHeaderSize(settings.maxHeaderBytes());
+        http.setSendServerVersion(false);
+        http.setSendXPoweredBy(false);
+        // An id may hold an encoded slash (%2F): the routes read the raw path and decode each segment themselves.
+        http.setUriCompliance(UriCompliance.DEFAULT.with("onejob-ids",
+                UriCompliance.Violation.AMBIGUOUS_PATH_SEPARATOR, UriCompliance.Violation.AMBIGUOUS_PATH_ENCODING,
+                UriCompliance.Violation.AMBIGUOUS_PATH_SEGMENT, UriCompliance.Violation.AMBIGUOUS_EMPTY_SEGMENT));
+        ConnectionFactory[] factories;
+        if (settings.tls() != null) {
+            http.addCustomizer(new org.eclipse.jetty.server.SecureRequestCustomizer(false));
+            HttpConnectionFactory h1 = new HttpConnectionFactory(http);
+            factories = new ConnectionFactory[] {new SslConnectionFactory(settings.tls().sslContextFactory(),
+                    h1.getProtocol()), h1};
+        } else {
+            factories = new ConnectionFactory[] {new HttpConnectionFactory(http)};
+        }
+        connector = new ServerConnector(server, 1, 1, factories);
+        connector.setHost(settings.host());
+        connector.setPort(settings.port());
+        connector.setIdleTimeout(settings.idleTimeout().toMillis());
+        connector.setAcceptQueueSize(1024);
+        connector.addBean(new Connection.Listener() {
+            @Override
+            public void onOpened(Connection connection) {
+                // The HTTP connection only: under TLS its bytes are the decrypted ones; the TLS connection beneath
+                // it counts handshake bytes that no request head follows.
+                if (!(connection instanceof org.eclipse.jetty.io.ssl.SslConnection)) {
+                    connections.put(connection, new Tracked());
+                }
+            }
+
+            @Override
+            public void onClosed(Connection connection) {
+                connections.remove(connection);
+            }
+        });
+        server.addConnector(connector);
+        server.addBean(new NetworkConnectionLimit(settings.maxConnections(), connector));
+        server.setErrorHandler(new ProblemErrorHandler());
+        server.setHandler(new Routes(routes, connections));
+        this.headTimeoutNanos = settings.requestHeadTimeout().toNanos();
+    }
+
+    private final long headTimeoutNanos;
+
+    /** Starts serving; the port is known once this returns. */
+    public static WebServer start(Settings settings, HttpRoutes routes) throws IOException {
+        WebServer web = new WebServer(settings, routes);
+        try {
+            web.server.start();
+        } catch (IOException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IOException("the HTTP server " + settings.name() + " did not start on " + settings.host() + ":"
+                    + settings.port() + ": " + e.getMessage(), e);
+        }
+        web.scheduleSweep();
+        return web;
+    }
+
+    public int port() {
+        return connector.getLocalPort();
+    }
+
+    /** The server's threads, for work a route finishes later ({@link HttpCall#later}). */
+    public java.util.concurrent.Executor executor() {
+        return pool;
+    }
+
+    /** Tasks waiting for a server thread now (requests to run, connections to read). */
+    public int queuedTasks() {
+        return pool.getQueueSize();
+    }
+
+    /** Connections open now. */
+    public int openConnections() {
+        return connections.size();
+    }
+
+    private void scheduleSweep() {
+        long every = Math.max(100, Math.min(1000, TimeUnit.NANOSECONDS.toMillis(headTimeoutNanos) / 2));
+        sweep = server.getScheduler().schedule(() -> {
+            try {
+                sweepStalledHeads();
+            } finally {
+                if (server.isRunning()) {
+                    scheduleSweep();
+                }
+            }
+        }, every, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Answers 408 and closes every connection that sent part of a request head (bytes since its last answer) but no
+     * whole head within the time limit: a slow-loris client that trickles bytes would defeat the idle timeout.
+     */
+    private void sweepStalledHeads() {
+        long now = System.nanoTime();
+        for (Map.Entry<Connection, Tracked> entry : connections.entrySet()) {
+            Connection connection = entry.getKey();
+            Tracked tracked = entry.getValue();
+            if (tracked.inRequest || now - tracked.waitingSinceNanos < headTimeoutNanos
+                    || connection.getBytesIn() <= tracked.bytesInAtWait) {
+                continue;
+            }
+            connections.remove(connection);
+            log.info("event=http_request_head_timeout remote={} bytes_in={}",
+                    connection.getEndPoint().getRemoteSocketAddress(), connection.getBytesIn());
+            byte[] body = ProblemJson.forStatus(408, "the request head did not arrive within "
+                    + TimeUnit.NANOSECONDS.toMillis(headTimeoutNanos) + " ms");
+            byte[] head = ("HTTP/1.1 408 Request Timeout\r\nContent-Type: " + ProblemJson.CONTENT_TYPE
+                    + "\r\nContent-Length: " + body.length + "\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII);
+            // Written to the socket directly, then the socket closed: closing the connection instead would have
+            // Jetty answer the half-read request a second time (a 500 for the early end of its stream).
+            var endPoint = connection.getEndPoint();
+            try {
+                endPoint.write(Callback.from(endPoint::close, failure -> endPoint.close()), ByteBuffer.wrap(head),
+                        ByteBuffer.wrap(body));
+            } catch (RuntimeException e) {
+                endPoint.close();
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            if (sweep != null) {
+                sweep.cancel();
+            }
+            server.stop();
+        } catch (Exception e) {
+            log.warn("event=http_server_stop_failed error=\"{}\"", e.toString());
+        }
+    }
+
+    /** Runs the routes for well-formed requests; refuses control characters in header values first. */
+    private static final class Routes extends Handler.Abstract {
+        private final HttpRoutes routes;
+        private final Map<Connection, Tracked> connections;
+
+        Routes(HttpRoutes routes, Map<Connection, Tracked> connections) {
+            this.routes = routes;
+            this.connections = connections;
+        }
+
+        @Override
+        public boolean handle(Request request, Response response, Callback callback) {
+            Connection connection = request.getConnectionMetaData().getConnection();
+            Tracked tracked = connections.get(connection);
+            Callback done = callback;
+            if (tracked != null) {
+                tracked.inRequest = true;
+                done = Callback.from(callback, () -> {
+                    tracked.bytesInAtWait = connection.getBytesIn();
+                    tracked.waitingSinceNanos = System.nanoTime();
+                    tracked.inRequest = false;
+                });
+            }
+            JettyCall call = new JettyCall(request, response, done);
+            try {
+                String refused = controlCharacter(request.getHeaders());
+                if (refused != null) {
+                    call.send(400, ProblemJson.CONTENT_TYPE, ProblemJson.forStatus(400, "the value of header "
+                            + refused + " holds a control character; header values are taken exactly as sent, "
+                            + "so it is refused rather than trimmed"));
+                    return true;
+                }
+                routes.handle(call);
+                if (call.status() == 0 && !call.isLater()) {
+                    call.send(500, ProblemJson.CONTENT_TYPE, ProblemJson.forStatus(500, "the route gave no answer"));
+                }
+            } catch (Throwable e) {
+                log.error("event=http_route_failed method={} path={} error=\"{}\"", request.getMethod(),
+                        request.getHttpURI().getPath(), e.toString(), e);
+                if (call.status() == 0) {
+                    try {
+                        call.send(500, ProblemJson.CONTENT_TYPE, ProblemJson.forStatus(500, "the server could not "
+                                + "complete the request"));
+                    } catch (IOException | RuntimeException ignored) {
+                        done.failed(e);
+                    }
+                }
+            }
+            return true;
+        }
+
+        /** The name of the first header whose value holds a control character (not a tab), or null. */
+        static String controlCharacter(HttpFields headers) {
+            for (HttpField field : headers) {
+                String value = field.getValue();
+                if (value == null) {
+                    continue;
+                }
+                for (int i = 0; i < value.length(); i++) {
+                    char c = value.charAt(i);
+                    if ((c < 0x20 && c != '\t') || c == 0x7f) {
+                        return field.getName();
+                    }
+                }
+            }
+            return null;
+        }
+    }
+
+    /** {@link HttpCall} over Jetty's request and response. */
+    private static final class JettyCall implements HttpCall {
+        private final Request request;
+        private final Response response;
+        private final Callback callback;
+        private volatile int status;
+        private volatile boolean later;
+
+        JettyCall(Request request, Response response, Callback callback) {
+            this.request = request;
+            this.response = response;
+            this.callback = callback;
+        }
+
+        @Override
+        public String method() {
+            return request.getMethod();
+        }
+
+        @Override
+        public String rawPath() {
+            String path = request.getHttpURI().getPath();
+            return path == null ? "/" : path;
+        }
+
+        @Override
+        public String rawQuery() {
+            return request.getHttpURI().getQuery();
+        }
+
+        @Override
+        public String header(String name) {
+            return request.getHeaders().get(name);
+        }
+
+        @Override
+        public InputStream body() {
+            return Request.asInputStream(request);
+        }
+
+        @Override
+        public void setHeader(String name, String value) {
+            response.getHeaders().put(name, value);
+        }
+
+        @Override
+        public synchronized void send(int code, String contentType, byte[] body) throws IOException {
+            if (status != 0) {
+                throw new IllegalStateException("an answer was sent already (" + status + ")");
+            }
+            status = code;
+            response.setStatus(code);
+            if (body.length > 0) {
+                response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
+            }
+            response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
+            response.write(true, ByteBuffer.wrap(body), callback);
+        }
+
+        @Override
+        public void later() {
+            later = true;
+        }
+
+        @Override
+        public boolean isLater() {
+            return later;
+        }
+
+        @Override
+        public long sinceHeadNanos() {
+            return System.nanoTime() - request.getHeadersNanoTime();
+        }
+
+        @Override
+        public int status() {
+            return status;
+        }
+    }
+
+    /** Every error the server answers itself, as problem+json instead of Jetty's HTML page. */
+    private static final class ProblemErrorHandler extends ErrorHandler {
+        @Override
+        public boolean handle(Request request, Response response, Callback callback) {
+            int code = response.getStatus() >= 400 ? response.getStatus() : 500;
+            Object message = request.getAttribute(ERROR_MESSAGE);
+            String detail = message == null ? "the request could not be served" : message.toString();
+            response.getHeaders().put(HttpHeader.CONTENT_TYPE, ProblemJson.CONTENT_TYPE);
+            response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
+            response.write(true, ByteBuffer.wrap(ProblemJson.forStatus(code, detail(code, detail))), callback);
+            return true;
+        }
+
+        @Override
+        public ByteBuffer badMessageError(int code, String reason, HttpFields.Mutable fields) {
+            fields.put(HttpHeader.CONTENT_TYPE, ProblemJson.CONTENT_TYPE);
+            return ByteBuffer.wrap(ProblemJson.forStatus(code, detail(code, reason == null ? "" : reason)));
+        }
+
+        private static String detail(int code, String reason) {
+            if (code == 500 || reason.isBlank() || reason.contains("Exception") || reason.contains("org.eclipse")) {
+                // Never an exception's name or message: what failed inside is in the log, not the answer.
+                return code >= 500 ? "the server could not complete the request" : "the request is not valid HTTP";
+            }
+            return switch (code) {
+                case 400 -> "the request is not valid HTTP: " + reason;
+                case 414, 431 -> "the request head is larger than the server's limit: " + reason;
+                case 505 -> "this server speaks HTTP/1.0 and HTTP/1.1: " + reason;
+                default -> reason;
+            };
+        }
+    }
+}

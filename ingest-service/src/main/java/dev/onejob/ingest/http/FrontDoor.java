@@ -1,0 +1,32 @@
+package dev.onejob.ingest.http;
+
+import java.time.Duration;
+
+/**
+ * How the API admits submissions: group commit ({@code HTTP_GROUP_COMMITTERS} transactions at once, each of at most
+ * {@code HTTP_GROUP_COMMIT_MAX} submissions), each owner's share ({@code RATE_LIMIT_PER_OWNER} submissions per
+ * second per instance, bursts of twice that; 0 turns it off), and load shedding ({@code HTTP_SHED_QUEUE_WAIT}, the
+ * longest a request may wait for a server thread, and {@code HTTP_SHED_BACKLOG}, the most attempt commands waiting
+ * for a worker before submissions are refused; 0 turns either off). See {@link Admission}.
+ */
+public record FrontDoor(int groupCommitters, int groupCommitMax, int submissionsPerOwnerPerSecond,
+                        Duration shedQueueWait, long shedBacklog) {
+    public static final int DEFAULT_GROUP_COMMITTERS = 4;
+    public static final int DEFAULT_GROUP_COMMIT_MAX = 128;
+    public static final int DEFAULT_RATE_PER_OWNER = 500;
+    public static final Duration DEFAULT_SHED_QUEUE_WAIT = Duration.ofMillis(250);
+    public static final long DEFAULT_SHED_BACKLOG = 100_000;
+
+    public static FrontDoor defaults() {
+        return new FrontDoor(DEFAULT_GROUP_COMMITTERS, DEFAULT_GROUP_COMMIT_MAX, DEFAULT_RATE_PER_OWNER,
+                DEFAULT_SHED_QUEUE_WAIT, DEFAULT_SHED_BACKLOG);
+    }
+
+    public FrontDoor withRatePerOwner(int perSecond) {
+        return new FrontDoor(groupCommitters, groupCommitMax, perSecond, shedQueueWait, shedBacklog);
+    }
+
+    public FrontDoor withShedding(Duration queueWait, long backlog) {
+        return new FrontDoor(groupCommitters, groupCommitMax, submissionsPerOwnerPerSecond, queueWait, backlog);
+    }
+}

@@ -1,0 +1,165 @@
+package dev.onejob.ingest.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.onejob.core.http.HttpCall;
+import java.io.InputStream;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** Load shedding's decisions and its Retry-After, from what it is told the queue and the backlog are. */
+class AdmissionTest {
+    /** A commit queue with nothing waiting. */
+    private static final Admission.CommitQueue IDLE = queue(0, 0);
+
+    private static Admission.CommitQueue queue(long oldestWaitMs, int waiting) {
+        return new Admission.CommitQueue() {
+            public long oldestWaitNanos() {
+                return oldestWaitMs * 1_000_000;
+            }
+
+            public int waiting() {
+                return waiting;
+            }
+
+            public long committed() {
+                return 0;
+            }
+        };
+    }
+
+    @Test
+    void aSubmissionIsRefusedWhileTheOldestWaitingForItsCommitWaitedPastTheBound() {
+        try (Admission slow = new Admission(Duration.ofMillis(250), 0, () -> 0, queue(400, 900), () -> {
+            throw new IllegalStateException("not asked");
+        }); Admission fine = new Admission(Duration.ofMillis(250), 0, () -> 0, queue(100, 900), () -> {
+            throw new IllegalStateException("not asked");
+        })) {
+            fine.admitSubmission();
+            Problem problem = assertThrows(Problem.class, slow::admitSubmission);
+            assertEquals(503, problem.status());
+            assertTrue(problem.getMessage().contains("waiting for its commit"), problem.getMessage());
+            // nothing drains in this test: the longest Retry-After
+            assertEquals(Long.toString(Admission.MAX_RETRY_AFTER_SECONDS),
+                    problem.body(null).path("retry_after_seconds").asText());
+        }
+    }
+    @Test
+    void retryAfterIsTheExcessOverTheDrainRateBetweenOneAndTwoMinutes() {
+        assertEquals(5, Admission.retryAfter(500, 100));
+        assertEquals(1, Admission.retryAfter(3, 100));
+        assertEquals(Admission.MAX_RETRY_AFTER_SECONDS, Admission.retryAfter(10, 0));
+        assertEquals(Admission.MAX_RETRY_AFTER_SECONDS, Admission.retryAfter(1_000_000, 1));
+    }
+
+    @Test
+    void aRequestThatWaitedPastTheBoundIsRefusedWith503AndRetryAfter() {
+        try (Admission admission = new Admission(Duration.ofMillis(100), 0, () -> 40, IDLE, () -> {
+            throw new IllegalStateException("not asked");
+        })) {
+            admission.admit(call(Duration.ofMillis(20)));
+            Problem problem = assertThrows(Problem.class, () -> admission.admit(call(Duration.ofMillis(300))));
+            assertEquals(503, problem.status());
+            assertEquals("overloaded", problem.type());
+            long retryAfter = Long.parseLong(problem.body(null).path("retry_after_seconds").asText());
+            assertTrue(retryAfter >= 1 && retryAfter <= Admission.MAX_RETRY_AFTER_SECONDS, problem.getMessage());
+        }
+    }
+
+    @Test
+    void submissionsAreRefusedWhileTheWorkersBacklogIsOverItsBoundAndAdmittedWhenItDrains() throws Exception {
+        AtomicLong waiting = new AtomicLong(5_000);
+        AtomicLong taken = new AtomicLong();
+        try (Admission admission = new Admission(Duration.ZERO, 1_000, () -> 0, IDLE,
+                () -> new Admission.BacklogReading(waiting.get(), taken.addAndGet(200)))) {
+            Problem problem = awaitRefusal(admission);
+            assertEquals(503, problem.status());
+            assertTrue(problem.getMessage().contains("attempt commands wait for a worker"), problem.getMessage());
+
+            waiting.set(10);
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (true) {
+                try {
+                    admission.admitSubmission();
+                    break;
+                } catch (Problem stillRefused) {
+                    assertTrue(System.nanoTime() < deadline, "still refused after the backlog drained");
+                    Thread.sleep(100);
+                }
+            }
+        }
+    }
+
+    @Test
+    void aBacklogThatCannotBeReadShedsNothing() throws Exception {
+        try (Admission admission = new Admission(Duration.ZERO, 1, () -> 0, IDLE, () -> {
+            throw new IllegalStateException("Kafka does not answer");
+        })) {
+            Thread.sleep(300);
+            admission.admitSubmission();
+        }
+    }
+
+    private static Problem awaitRefusal(Admission admission) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                admission.admitSubmission();
+            } catch (Problem refused) {
+                return refused;
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("never refused though the backlog is over its bound");
+    }
+
+    /** A request that has waited {@code waited} since its head. */
+    private static HttpCall call(Duration waited) {
+        long head = System.nanoTime() - waited.toNanos();
+        return new HttpCall() {
+            public String method() {
+                return "POST";
+            }
+
+            public String rawPath() {
+                return "/v1/jobs";
+            }
+
+            public String rawQuery() {
+                return null;
+            }
+
+            public String header(String name) {
+                return null;
+            }
+
+            public InputStream body() {
+                return InputStream.nullInputStream();
+            }
+
+            public void setHeader(String name, String value) {
+            }
+
+            public void send(int status, String contentType, byte[] body) {
+            }
+
+            public void later() {
+            }
+
+            public boolean isLater() {
+                return false;
+            }
+
+            public long sinceHeadNanos() {
+                return System.nanoTime() - head;
+            }
+
+            public int status() {
+                return 0;
+            }
+        };
+    }
+}

@@ -12,6 +12,9 @@ import java.util.List;
  * @param hangEvery   every n-th new job of the timeout run hangs at the primary provider (5% at 20)
  * @param slowRates   the slow-provider phase's offered rates (requests/s), each for {@code slowStepSeconds}
  * @param slowBacklog jobs waiting for the worker when it starts, in the slow-provider phase's backlog run
+ * @param overloadSeconds how long the overload phase offers twice the measured HTTP maximum
+ * @param stalledConnections connections the slow-client phase holds stalled mid-header
+ * @param stallStepSeconds each of the slow-client phase's two open-loop runs (without, then with them)
  */
 public record BenchSettings(boolean quick, Path root, Path outputDir,
                             int pgbenchSeconds, int casPoolPerRun,
@@ -22,7 +25,8 @@ public record BenchSettings(boolean quick, Path root, Path outputDir,
                             int e2eWarmupRequests, int e2eBurstRequests, int e2eConcurrency, double e2eRateSeconds,
                             int dbosBurstRequests, int dbosConcurrency, double dbosRateSeconds,
                             double repeatShare, int poisonEvery, int hangEvery,
-                            List<Double> slowRates, double slowStepSeconds, int slowBacklog) {
+                            List<Double> slowRates, double slowStepSeconds, int slowBacklog,
+                            double overloadSeconds, int stalledConnections, double stallStepSeconds) {
 
     public static BenchSettings full(Path root, Path outputDir) {
         return new BenchSettings(false, root, outputDir, 10, 150_000, 300_000, 1_000, 30_000,
@@ -30,7 +34,8 @@ public record BenchSettings(boolean quick, Path root, Path outputDir,
                 400, 3_000, 128, 20,
                 3_000, 128, 20,
                 0.2, 100, 20,
-                List.of(50.0, 100.0, 200.0), 15, 4_000);
+                List.of(50.0, 100.0, 200.0), 15, 4_000,
+                30, 1_000, 20);
     }
 
     public static BenchSettings quick(Path root, Path outputDir) {
@@ -39,7 +44,8 @@ public record BenchSettings(boolean quick, Path root, Path outputDir,
                 30, 150, 64, 2,
                 150, 64, 2,
                 0.2, 100, 20,
-                List.of(20.0), 2, 100);
+                List.of(20.0), 2, 100,
+                3, 100, 3);
     }
 
     public String mode() {

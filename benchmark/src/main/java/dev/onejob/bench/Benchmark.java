@@ -116,6 +116,8 @@ final class Benchmark {
         }
         phase(Phases.KAFKA_INGEST, () -> new KafkaIngestPhase(context).run());
         phase(Phases.HTTP_INGEST, () -> new HttpIngestPhase(context).run());
+        phase(Phases.HTTP_OVERLOAD, () -> new OverloadPhase(context).run());
+        phase(Phases.HTTP_SLOW_CLIENTS, () -> new SlowClientPhase(context).run());
         phase(Phases.END_TO_END, () -> new EndToEndPhase(context).run());
         phase(Phases.SLOW_PROVIDER, () -> new SlowProviderPhase(context).run());
         Invariants invariants = new Invariants(context);

@@ -14,9 +14,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Phase 5, end to end: an HTTP job request to its {@code job-results} record, seen by a read_committed consumer in
+ * Phase 7, end to end: an HTTP job request to its {@code job-results} record, seen by a read_committed consumer in
  * the load generator's JVM, through ingest, one attempt worker and the reconciler (each its own process) and the
- * zero-latency simulators. The worker's group first skips the attempt commands of phases 3 and 4 (their jobs stay
+ * zero-latency simulators. The worker's group first skips the attempt commands of phases 3 to 6 (their jobs stay
  * QUEUED), so only this phase's jobs are called. Runs: saturated (a burst in closed loop with as many clients as the
  * peer's, each waiting for its job's result before its next request, as the peer's clients do; jobs/s from the first
  * request to the last result), 50% of that rate in open loop, and the same rate again with every 20th new job

@@ -16,7 +16,7 @@ import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
- * Checks what onejob promises, after phases 3 to 5, from the database, the topics and the simulators' ledgers: one
+ * Checks what onejob promises, after phases 3 to 9, from the database, the topics and the simulators' ledgers: one
  * job per (owner, key) and one per distinct key sent; one {@code job-results} record per finished job and none for
  * unfinished ones; every end-to-end job SUCCEEDED; one provider call per started attempt (ledger entries by
  * Idempotency-Key, which is the attempt id) and none for an attempt never started; one {@code attempt-commands}

@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Phase 6, AI-length calls: the {@code slow} provider (soft timeout 10 s, hard 30 s) at a simulator whose every answer
+ * Phases 8 and 9, AI-length calls: the {@code slow} provider (soft timeout 10 s, hard 30 s) at a simulator whose every answer
  * takes a delay drawn from a lognormal with median 1 s and p99 8 s. Two parts:
  * <ol>
  *   <li>open loop at rising offered rates (HTTP, each job's result awaited on {@code job-results}): jobs/s per rate,

@@ -33,7 +33,8 @@ class BenchQuickIT {
             }
         });
         assertEquals(List.of(), notMeasured, "every figure is measured");
-        for (String phase : List.of("pgbench", "kafka-producer-perf", "kafka-ingest", "http-ingest", "end-to-end",
+        for (String phase : List.of("pgbench", "kafka-producer-perf", "kafka-ingest", "http-ingest", "http-overload",
+                "http-slow-clients", "end-to-end",
                 "slow-provider", "slow-backlog", "dbos-peer", "cpu-per-job")) {
             assertTrue(hasFigure(report, phase), "phase " + phase + " produced figures");
         }

@@ -36,6 +36,11 @@ final class StepRunner {
     private final JobRequestFactory factory;
 
     private final Latencies latency = new Latencies();
+    /** Latency of the 2xx answers only: what an accepted request cost while others were refused. */
+    private final Latencies acceptedLatency = new Latencies();
+    private final java.util.Set<String> acceptedKeys = ConcurrentHashMap.newKeySet();
+    /** 503 and 429 answers (load shed, an owner over its share) without a Retry-After header. */
+    private final AtomicLong refusedWithoutRetryAfter = new AtomicLong();
     private final Map<Integer, AtomicLong> statuses = new ConcurrentHashMap<>();
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong errors = new AtomicLong();
@@ -78,6 +83,9 @@ final class StepRunner {
         result.put("seconds", seconds);
         result.put("answers_per_second", latency.count() / seconds);
         result.set("latency", latency.summary());
+        result.set("accepted_latency", acceptedLatency.summary());
+        result.put("accepted_distinct_jobs", acceptedKeys.size());
+        result.put("refused_without_retry_after", refusedWithoutRetryAfter.get());
         if (!"none".equals(await)) {
             result.set("end_to_end", endToEnd(step, start));
         }
@@ -154,7 +162,12 @@ final class StepRunner {
             }
             int status = response.statusCode();
             statuses.computeIfAbsent(status, s -> new AtomicLong()).incrementAndGet();
+            if ((status == 503 || status == 429) && response.headers().firstValue("Retry-After").isEmpty()) {
+                refusedWithoutRetryAfter.incrementAndGet();
+            }
             if (status >= 200 && status < 300) {
+                acceptedLatency.add(now - intended);
+                acceptedKeys.add(job.key());
                 if ("kafka".equals(await)) {
                     jobIds.putIfAbsent(job.key(), Json.parse(response.body()).path("id").asText());
                 } else if ("response".equals(await)) {

@@ -9,6 +9,8 @@ public final class Phases {
     public static final String KAFKA_PERF = "kafka-producer-perf";
     public static final String KAFKA_INGEST = "kafka-ingest";
     public static final String HTTP_INGEST = "http-ingest";
+    public static final String HTTP_OVERLOAD = "http-overload";
+    public static final String HTTP_SLOW_CLIENTS = "http-slow-clients";
     public static final String END_TO_END = "end-to-end";
     public static final String SLOW_PROVIDER = "slow-provider";
     public static final String SLOW_BACKLOG = "slow-backlog";
@@ -23,12 +25,14 @@ public final class Phases {
         TITLES.put(KAFKA_PERF, "2. Kafka limit: Kafka's ProducerPerformance with the project's producer settings");
         TITLES.put(KAFKA_INGEST, "3. Ingest over Kafka: job-requests to committed jobs and attempt-commands");
         TITLES.put(HTTP_INGEST, "4. Ingest over HTTP: POST /v1/jobs");
-        TITLES.put(END_TO_END, "5. End to end: HTTP request to its job-results record");
-        TITLES.put(SLOW_PROVIDER, "6. AI-length calls: a provider answering in a lognormal 1 s median, 8 s p99");
-        TITLES.put(SLOW_BACKLOG, "7. AI-length calls: a backlog released to one worker at once");
-        TITLES.put(DBOS, "8. Peer: DBOS Transact for Java on the same machine and database");
-        TITLES.put(CPU_PER_JOB, "9. CPU per finished job, by component");
-        TITLES.put(MEMORY, "10. Memory of each process");
+        TITLES.put(HTTP_OVERLOAD, "5. HTTP overload: offered load twice the measured maximum");
+        TITLES.put(HTTP_SLOW_CLIENTS, "6. HTTP with stalled connections: clients that send half a request head and stop");
+        TITLES.put(END_TO_END, "7. End to end: HTTP request to its job-results record");
+        TITLES.put(SLOW_PROVIDER, "8. AI-length calls: a provider answering in a lognormal 1 s median, 8 s p99");
+        TITLES.put(SLOW_BACKLOG, "9. AI-length calls: a backlog released to one worker at once");
+        TITLES.put(DBOS, "10. Peer: DBOS Transact for Java on the same machine and database");
+        TITLES.put(CPU_PER_JOB, "11. CPU per finished job, by component");
+        TITLES.put(MEMORY, "12. Memory of each process");
     }
 
     private Phases() {

@@ -1,0 +1,79 @@
+package dev.onejob.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.onejob.bench.report.Phases;
+import dev.onejob.bench.report.Results;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Phase 5, HTTP overload: {@code POST /v1/jobs} offered, open loop, at twice the best rate the HTTP ingest phase measured,
+ * for {@code overloadSeconds}. What it shows: the service sheds what it cannot do soon (503 {@code overloaded} or
+ * 429, each with {@code Retry-After}) instead of queueing it, so the requests it accepts keep a latency close to the
+ * half-load one; nothing else fails; and every accepted submission has exactly one job (the invariants count the
+ * jobs under this phase's keys against the distinct keys that got a 2xx, so a refused one that was written anyway
+ * would show too).
+ */
+final class OverloadPhase {
+    private final BenchContext context;
+
+    OverloadPhase(BenchContext context) {
+        this.context = context;
+    }
+
+    void run() throws Exception {
+        BenchSettings settings = context.settings();
+        Results results = context.results();
+        Double max = results.value(Phases.HTTP_INGEST, "max requests/s");
+        if (max == null || max <= 0) {
+            throw new IllegalStateException("the HTTP ingest phase measured no maximum to offer twice");
+        }
+        double rate = 2 * max;
+        LoadPlan plan = new LoadPlan("http://127.0.0.1:" + context.services().ingestPort() + "/v1/jobs",
+                context.files().submitterTokens(), "overload", settings.repeatShare(), "none")
+                .openAtRate("overload", rate, settings.overloadSeconds());
+        Map<String, JsonNode> steps;
+        try (var window = context.window(Phases.HTTP_OVERLOAD, List.of(context.services().ingest()))) {
+            steps = plan.run(context, "loadgen-overload");
+        }
+        JsonNode step = steps.get("overload");
+        context.expectedJobs().put("overload", step.path("accepted_distinct_jobs").asLong());
+        long sent = step.path("sent").asLong();
+        long accepted = 0;
+        long shed = 0;
+        long limited = 0;
+        long other = step.path("errors").asLong();
+        var statuses = step.path("statuses").fields();
+        while (statuses.hasNext()) {
+            var status = statuses.next();
+            int code = Integer.parseInt(status.getKey());
+            long count = status.getValue().asLong();
+            if (code >= 200 && code < 300) {
+                accepted += count;
+            } else if (code == 503) {
+                shed += count;
+            } else if (code == 429) {
+                limited += count;
+            } else {
+                other += count;
+            }
+        }
+        double seconds = settings.overloadSeconds();
+        results.add(Phases.HTTP_OVERLOAD, "offered requests/s", rate, "requests/s", "twice the HTTP ingest phase's "
+                + "best, open loop for " + seconds + " s; " + sent + " requests, statuses " + step.path("statuses"));
+        double answering = step.path("seconds").asDouble(seconds);
+        results.add(Phases.HTTP_OVERLOAD, "accepted requests/s", accepted / answering, "requests/s", "2xx answers, "
+                + "over the " + String.format("%.1f", answering) + " s from the first request to the last answer");
+        results.add(Phases.HTTP_OVERLOAD, "accepted p50 ms", step.path("accepted_latency").path("p50_ms").asDouble(),
+                "ms", "2xx answers only, from the intended send time");
+        results.add(Phases.HTTP_OVERLOAD, "accepted p99 ms", step.path("accepted_latency").path("p99_ms").asDouble(),
+                "ms", "");
+        results.add(Phases.HTTP_OVERLOAD, "shed (503)", shed, "requests", "503 overloaded: a server thread, "
+                + "or the group commit, had kept a request waiting past HTTP_SHED_QUEUE_WAIT; nothing written");
+        results.add(Phases.HTTP_OVERLOAD, "over the owner's share (429)", limited, "requests", "RATE_LIMIT_PER_OWNER");
+        results.add(Phases.HTTP_OVERLOAD, "refusals without Retry-After", step.path("refused_without_retry_after")
+                .asDouble(), "requests", "503 and 429 answers that lacked the header");
+        results.add(Phases.HTTP_OVERLOAD, "other errors", other, "requests", "any other non-2xx answer, and transport "
+                + "errors (" + step.path("first_problem").asText("none") + ")");
+    }
+}

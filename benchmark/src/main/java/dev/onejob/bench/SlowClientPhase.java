@@ -1,0 +1,167 @@
+package dev.onejob.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.onejob.bench.report.Phases;
+import dev.onejob.bench.report.Results;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Phase 6, stalled clients: the same open loop at 50% of the HTTP maximum twice, first alone, then while
+ * {@code stalledConnections} connections each send half a request head and stop (a slow-loris client: when the
+ * server answers one 408 and closes it, it is opened again at once, so that many stay stalled throughout). What it
+ * shows: stalled connections hold sockets, not the threads that serve requests, so normal traffic's p99 stays close
+ * to its p99 without them.
+ */
+final class SlowClientPhase {
+    private static final byte[] HALF_A_HEAD = ("POST /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+            + "application/json\r\nIdempotency-Key: stalled-").getBytes(StandardCharsets.US_ASCII);
+
+    private final BenchContext context;
+
+    SlowClientPhase(BenchContext context) {
+        this.context = context;
+    }
+
+    void run() throws Exception {
+        BenchSettings settings = context.settings();
+        Results results = context.results();
+        Double max = results.value(Phases.HTTP_INGEST, "max requests/s");
+        if (max == null || max <= 0) {
+            throw new IllegalStateException("the HTTP ingest phase measured no maximum");
+        }
+        double rate = max / 2;
+        String url = "http://127.0.0.1:" + context.services().ingestPort() + "/v1/jobs";
+        JsonNode alone;
+        JsonNode stalled;
+        Stallers stallers;
+        try (var window = context.window(Phases.HTTP_SLOW_CLIENTS, List.of(context.services().ingest()))) {
+            alone = step(url, "stallbase", rate, settings.stallStepSeconds());
+            stallers = new Stallers(context.services().ingestPort(), settings.stalledConnections());
+            Thread thread = new Thread(stallers, "bench-stallers");
+            thread.setDaemon(true);
+            thread.start();
+            try {
+                stallers.awaitOpen();
+                stalled = step(url, "stallunder", rate, settings.stallStepSeconds());
+            } finally {
+                stallers.stop();
+                thread.join(10_000);
+            }
+        }
+        results.add(Phases.HTTP_SLOW_CLIENTS, "p99 ms without stalled connections",
+                alone.path("latency").path("p99_ms").asDouble(), "ms", "open loop at 50% of max (" + Math.round(rate)
+                        + " requests/s) for " + settings.stallStepSeconds() + " s; statuses " + alone.path("statuses"));
+        results.add(Phases.HTTP_SLOW_CLIENTS, "p99 ms with stalled connections",
+                stalled.path("latency").path("p99_ms").asDouble(), "ms", "the same load while "
+                        + settings.stalledConnections() + " connections stall mid-header; statuses "
+                        + stalled.path("statuses"));
+        results.add(Phases.HTTP_SLOW_CLIENTS, "stalled connections held", stallers.peakOpen(), "connections",
+                "the most open at once (reopened as the server closed them)");
+        results.add(Phases.HTTP_SLOW_CLIENTS, "stalled connections answered 408", stallers.timedOut(), "connections",
+                "closed by the server with 408 problem+json (HTTP_REQUEST_HEAD_TIMEOUT) and reopened");
+        results.add(Phases.HTTP_SLOW_CLIENTS, "failed requests", LoadPlan.failures(Map.of("a", alone, "b", stalled)),
+                "requests", "non-2xx answers and transport errors of the normal traffic");
+    }
+
+    private JsonNode step(String url, String prefix, double rate, double seconds) throws IOException {
+        LoadPlan plan = new LoadPlan(url, context.files().submitterTokens(), prefix, context.settings().repeatShare(),
+                "none").openAtRate(prefix, rate, seconds);
+        Map<String, JsonNode> steps = plan.run(context, "loadgen-" + prefix);
+        context.expectedJobs().put(prefix, LoadPlan.distinctJobs(steps));
+        return steps.get(prefix);
+    }
+
+    /** Keeps {@code count} connections stalled mid-header on one selector thread; reopens what the server closes. */
+    static final class Stallers implements Runnable {
+        private final int port;
+        private final int count;
+        private final AtomicBoolean running = new AtomicBoolean(true);
+        private final AtomicLong open = new AtomicLong();
+        private final AtomicLong peak = new AtomicLong();
+        private final AtomicLong timedOut = new AtomicLong();
+        private final java.util.concurrent.CountDownLatch opened = new java.util.concurrent.CountDownLatch(1);
+
+        Stallers(int port, int count) {
+            this.port = port;
+            this.count = count;
+        }
+
+        @Override
+        public void run() {
+            try (Selector selector = Selector.open()) {
+                for (int i = 0; i < count; i++) {
+                    openOne(selector);
+                }
+                opened.countDown();
+                ByteBuffer buffer = ByteBuffer.allocate(4096);
+                while (running.get()) {
+                    selector.select(200);
+                    for (SelectionKey key : selector.selectedKeys()) {
+                        SocketChannel channel = (SocketChannel) key.channel();
+                        buffer.clear();
+                        int read;
+                        try {
+                            read = channel.read(buffer);
+                        } catch (IOException e) {
+                            read = -1;
+                        }
+                        if (read > 0 && new String(buffer.array(), 0, read, StandardCharsets.ISO_8859_1)
+                                .startsWith("HTTP/1.1 408")) {
+                            timedOut.incrementAndGet();
+                        }
+                        if (read < 0 || read > 0) {
+                            key.cancel();
+                            channel.close();
+                            open.decrementAndGet();
+                            if (running.get()) {
+                                openOne(selector);
+                            }
+                        }
+                    }
+                    selector.selectedKeys().clear();
+                }
+                for (SelectionKey key : selector.keys()) {
+                    key.channel().close();
+                }
+            } catch (IOException e) {
+                throw new IllegalStateException("the stalled clients failed: " + e, e);
+            } finally {
+                opened.countDown();
+            }
+        }
+
+        private void openOne(Selector selector) throws IOException {
+            SocketChannel channel = SocketChannel.open(new InetSocketAddress("127.0.0.1", port));
+            channel.write(ByteBuffer.wrap(HALF_A_HEAD));
+            channel.configureBlocking(false);
+            channel.register(selector, SelectionKey.OP_READ);
+            peak.accumulateAndGet(open.incrementAndGet(), Math::max);
+        }
+
+        void awaitOpen() throws InterruptedException {
+            opened.await();
+        }
+
+        void stop() {
+            running.set(false);
+        }
+
+        long peakOpen() {
+            return peak.get();
+        }
+
+        long timedOut() {
+            return timedOut.get();
+        }
+    }
+}

@@ -33,8 +33,15 @@ final class OverloadPhase {
                 context.files().submitterTokens(), "overload", settings.repeatShare(), "none")
                 .openAtRate("overload", rate, settings.overloadSeconds());
         Map<String, JsonNode> steps;
+        ServerGauges gauges = new ServerGauges("http://127.0.0.1:" + context.services().ingestPort() + "/metrics");
+        Thread sampler = new Thread(gauges, "bench-overload-gauges");
+        sampler.setDaemon(true);
         try (var window = context.window(Phases.HTTP_OVERLOAD, List.of(context.services().ingest()))) {
+            sampler.start();
             steps = plan.run(context, "loadgen-overload");
+        } finally {
+            gauges.stop();
+            sampler.join(5_000);
         }
         JsonNode step = steps.get("overload");
         context.expectedJobs().put("overload", step.path("accepted_distinct_jobs").asLong());
@@ -75,5 +82,63 @@ final class OverloadPhase {
                 .asDouble(), "requests", "503 and 429 answers that lacked the header");
         results.add(Phases.HTTP_OVERLOAD, "other errors", other, "requests", "any other non-2xx answer, and transport "
                 + "errors (" + step.path("first_problem").asText("none") + ")");
+        results.add(Phases.HTTP_OVERLOAD, "peak tasks waiting for a server thread", gauges.peakQueuedTasks, "tasks",
+                "the ingest's onejob_http_server_queued_tasks, sampled every 250 ms: where a request waits before its "
+                        + "head is read");
+        results.add(Phases.HTTP_OVERLOAD, "peak submissions waiting for their commit", gauges.peakCommitQueue,
+                "submissions", "onejob_http_submit_queue, sampled likewise");
+        results.add(Phases.HTTP_OVERLOAD, "slowest accepted submission, server side", gauges.peakServerSeconds * 1000,
+                "ms", "onejob_http_requests_seconds_max for POST /v1/jobs 201: from the head read to the answer; what "
+                        + "the accepted p99 has beyond it waited outside the service's threads (sockets, the load "
+                        + "generator)");
+    }
+
+    /** Samples the ingest's own gauges while the step runs. */
+    private static final class ServerGauges implements Runnable {
+        private final java.net.URI uri;
+        private final java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+        private volatile boolean running = true;
+        volatile double peakQueuedTasks;
+        volatile double peakCommitQueue;
+        volatile double peakServerSeconds;
+
+        ServerGauges(String url) {
+            this.uri = java.net.URI.create(url);
+        }
+
+        @Override
+        public void run() {
+            while (running) {
+                try {
+                    String text = client.send(java.net.http.HttpRequest.newBuilder(uri)
+                            .timeout(java.time.Duration.ofSeconds(5)).build(),
+                            java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+                    for (String line : text.split("\n")) {
+                        if (line.startsWith("onejob_http_server_queued_tasks ")) {
+                            peakQueuedTasks = Math.max(peakQueuedTasks, value(line));
+                        } else if (line.startsWith("onejob_http_submit_queue ")) {
+                            peakCommitQueue = Math.max(peakCommitQueue, value(line));
+                        } else if (line.startsWith("onejob_http_requests_seconds_max{")
+                                && line.contains("route=\"POST /v1/jobs\"") && line.contains("status=\"201\"")) {
+                            peakServerSeconds = Math.max(peakServerSeconds, value(line));
+                        }
+                    }
+                    Thread.sleep(250);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                } catch (java.io.IOException | RuntimeException e) {
+                    // a sample missed under overload; the next one counts
+                }
+            }
+        }
+
+        private static double value(String line) {
+            return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+        }
+
+        void stop() {
+            running = false;
+        }
     }
 }

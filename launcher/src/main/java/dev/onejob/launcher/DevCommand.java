@@ -42,6 +42,8 @@ public final class DevCommand implements Callable<Integer> {
         PrintStream out = context.out();
         Map<String, String> env = new HashMap<>(context.env());
         env.putIfAbsent(Env.KAFKA_PORT, Integer.toString(DEFAULT_KAFKA_PORT));
+        // The API speaks plain HTTP here, with dev tokens: loopback only, unless HTTP_HOST says otherwise.
+        env.putIfAbsent(Env.HTTP_HOST, "127.0.0.1");
         LocalStack stack = new LocalStack(new Progress(out), Loops.EXIT);
         try {
             stack.start(env);

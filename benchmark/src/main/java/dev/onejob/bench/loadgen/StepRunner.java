@@ -41,6 +41,9 @@ final class StepRunner {
     private final java.util.Set<String> acceptedKeys = ConcurrentHashMap.newKeySet();
     /** 503 and 429 answers (load shed, an owner over its share) without a Retry-After header. */
     private final AtomicLong refusedWithoutRetryAfter = new AtomicLong();
+    /** Closed-loop requests sent again after a 503 or 429 (each retry is also counted in sent and statuses). */
+    private final AtomicLong retriedAfterRefusal = new AtomicLong();
+    private final AtomicLong lastRetryAfterMs = new AtomicLong(1_000);
     private final Map<Integer, AtomicLong> statuses = new ConcurrentHashMap<>();
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong errors = new AtomicLong();
@@ -86,6 +89,7 @@ final class StepRunner {
         result.set("accepted_latency", acceptedLatency.summary());
         result.put("accepted_distinct_jobs", acceptedKeys.size());
         result.put("refused_without_retry_after", refusedWithoutRetryAfter.get());
+        result.put("retried_after_refusal", retriedAfterRefusal.get());
         if (!"none".equals(await)) {
             result.set("end_to_end", endToEnd(step, start));
         }
@@ -109,7 +113,7 @@ final class StepRunner {
             return;
         }
         JobRequestFactory.JobRequest job = factory.next();
-        CompletableFuture<?> done = send(job, System.nanoTime());
+        CompletableFuture<?> done = sendUntilAccepted(job, 0);
         if (step.awaitEach() && watcher != null) {
             // The client waits for its job's result (a repeat for the earlier job's), as the peer's clients do.
             done = done.thenCompose(ignored -> {
@@ -141,7 +145,26 @@ final class StepRunner {
         slots.release(MAX_OUTSTANDING);
     }
 
-    private CompletableFuture<Void> send(JobRequestFactory.JobRequest job, long intended) {
+    /**
+     * A closed-loop client's request: a refusal with Retry-After (503 load shed, 429 an owner over its share) is
+     * retried with the same key after min(Retry-After, 2 s), as a well-behaved client does, up to 20 times; the
+     * job's end-to-end latency still counts from its first send.
+     */
+    private CompletableFuture<Integer> sendUntilAccepted(JobRequestFactory.JobRequest job, int retries) {
+        return send(job, System.nanoTime()).thenCompose(status -> {
+            if ((status == 503 || status == 429) && retries < 20) {
+                retriedAfterRefusal.incrementAndGet();
+                long delayMs = Math.min(2_000, Math.max(100, lastRetryAfterMs.get()));
+                return CompletableFuture.supplyAsync(() -> null, CompletableFuture.delayedExecutor(delayMs,
+                        java.util.concurrent.TimeUnit.MILLISECONDS, callbacks))
+                        .thenCompose(ignored -> sendUntilAccepted(job, retries + 1));
+            }
+            return CompletableFuture.completedFuture(status);
+        });
+    }
+
+    /** The answer's status, or -1 for a transport error. */
+    private CompletableFuture<Integer> send(JobRequestFactory.JobRequest job, long intended) {
         firstSend.putIfAbsent(job.key(), intended);
         sent.incrementAndGet();
         HttpRequest request = HttpRequest.newBuilder(uri)
@@ -158,9 +181,16 @@ final class StepRunner {
             if (error != null) {
                 errors.incrementAndGet();
                 firstProblem.compareAndSet(null, error.toString());
-                return null;
+                return -1;
             }
             int status = response.statusCode();
+            response.headers().firstValue("Retry-After").ifPresent(value -> {
+                try {
+                    lastRetryAfterMs.set(Long.parseLong(value.trim()) * 1000);
+                } catch (NumberFormatException ignored) {
+                    // an HTTP-date: keep the last one
+                }
+            });
             statuses.computeIfAbsent(status, s -> new AtomicLong()).incrementAndGet();
             if ((status == 503 || status == 429) && response.headers().firstValue("Retry-After").isEmpty()) {
                 refusedWithoutRetryAfter.incrementAndGet();
@@ -176,7 +206,7 @@ final class StepRunner {
             } else {
                 firstProblem.compareAndSet(null, "HTTP " + status + ": " + response.body());
             }
-            return null;
+            return status;
         });
     }
 

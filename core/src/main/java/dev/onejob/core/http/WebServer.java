@@ -76,8 +76,10 @@ public final class WebServer implements AutoCloseable {
     /** A connection's state for the request-head time limit. */
     private static final class Tracked {
         volatile boolean inRequest;
-        volatile long waitingSinceNanos = System.nanoTime();
+        /** Bytes read when the last answer was complete (0 for a new connection). */
         volatile long bytesInAtWait;
+        /** When a sweep first saw bytes of the next request head arrive (0: none seen yet). */
+        volatile long headStartedNanos;
     }
 
     private WebServer(Settings settings, HttpRoutes routes) {
@@ -127,9 +129,11 @@ public final class WebServer implements AutoCloseable {
         server.setErrorHandler(new ProblemErrorHandler());
         server.setHandler(new Routes(routes, connections));
         this.headTimeoutNanos = settings.requestHeadTimeout().toNanos();
+        this.threads = settings.threads();
     }
 
     private final long headTimeoutNanos;
+    private final int threads;
 
     /** Starts serving; the port is known once this returns. */
     public static WebServer start(Settings settings, HttpRoutes routes) throws IOException {
@@ -183,12 +187,25 @@ public final class WebServer implements AutoCloseable {
      * whole head within the time limit: a slow-loris client that trickles bytes would defeat the idle timeout.
      */
     private void sweepStalledHeads() {
+        // A server whose threads are all busy reads heads late itself: a head that waits then is not the client's
+        // stall, and answering it 408 would refuse a request the client sent whole.
+        if (pool.getQueueSize() > threads) {
+            return;
+        }
         long now = System.nanoTime();
         for (Map.Entry<Connection, Tracked> entry : connections.entrySet()) {
             Connection connection = entry.getKey();
             Tracked tracked = entry.getValue();
-            if (tracked.inRequest || now - tracked.waitingSinceNanos < headTimeoutNanos
-                    || connection.getBytesIn() <= tracked.bytesInAtWait) {
+            if (tracked.inRequest || connection.getBytesIn() <= tracked.bytesInAtWait) {
+                continue;
+            }
+            // Timed from the first sweep that saw the head's bytes (within a sweep's period of their arrival),
+            // not from the last answer: a keep-alive connection may idle long before its next request.
+            if (tracked.headStartedNanos == 0) {
+                tracked.headStartedNanos = now;
+                continue;
+            }
+            if (now - tracked.headStartedNanos < headTimeoutNanos) {
                 continue;
             }
             connections.remove(connection);
@@ -240,9 +257,10 @@ public final class WebServer implements AutoCloseable {
             Callback done = callback;
             if (tracked != null) {
                 tracked.inRequest = true;
+                tracked.headStartedNanos = 0;
                 done = Callback.from(callback, () -> {
                     tracked.bytesInAtWait = connection.getBytesIn();
-                    tracked.waitingSinceNanos = System.nanoTime();
+                    tracked.headStartedNanos = 0;
                     tracked.inRequest = false;
                 });
             }

@@ -110,11 +110,25 @@ final class Admission implements AutoCloseable {
 
     /** Refuses a request that waited too long for a thread. */
     void admit(HttpCall call) {
-        if (queueWaitNanos > 0 && call.sinceHeadNanos() > queueWaitNanos) {
-            long retryAfter = retryAfter(queued.getAsInt(), completionsPerSecond);
+        if (queueWaitNanos <= 0) {
+            return;
+        }
+        int queuedNow = queued.getAsInt();
+        double rate = completionsPerSecond;
+        if (call.sinceHeadNanos() > queueWaitNanos) {
             throw overloaded("every server thread is busy: this request waited "
                     + TimeUnit.NANOSECONDS.toMillis(call.sinceHeadNanos()) + " ms for one (the bound is "
-                    + TimeUnit.NANOSECONDS.toMillis(queueWaitNanos) + " ms); nothing was written", retryAfter);
+                    + TimeUnit.NANOSECONDS.toMillis(queueWaitNanos) + " ms); nothing was written",
+                    retryAfter(queuedNow, rate));
+        }
+        // A request read late waited before its head was parsed, where it cannot be timed: the queue ahead of the
+        // server's threads, over the rate they finish requests, says how long the ones behind it will wait.
+        long expectedNanos = rate >= 1 ? (long) (queuedNow / rate * 1e9) : 0;
+        if (expectedNanos > queueWaitNanos) {
+            throw overloaded("every server thread is busy: " + queuedNow + " tasks wait for one, about "
+                    + TimeUnit.NANOSECONDS.toMillis(expectedNanos) + " ms of work at the rate requests finish (the "
+                    + "bound is " + TimeUnit.NANOSECONDS.toMillis(queueWaitNanos) + " ms); nothing was written",
+                    retryAfter(queuedNow, rate));
         }
     }
 

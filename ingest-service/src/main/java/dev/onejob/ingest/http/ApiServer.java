@@ -53,10 +53,20 @@ public final class ApiServer implements AutoCloseable {
                      CertificationRunner certifier, CertificationStore certifications, Tokens tokens,
                      IngestMetrics metrics, Readiness readiness, int maxBodyBytes,
                      FrontDoor frontDoor, Supplier<Admission.BacklogReading> backlog) {
+        this.settings = settings;
         this.groupCommit = new GroupCommit(ledger, frontDoor.groupCommitters(), frontDoor.groupCommitMax(),
                 metrics.registry());
+        // Tasks beyond one per thread: a burst the threads absorb at once is not a queue (and right after an idle
+        // second the rate requests finish at is too low to judge one by).
         this.admission = new Admission(frontDoor.shedQueueWait(), frontDoor.shedBacklog(),
-                () -> server == null ? 0 : server.queuedTasks(), groupCommit, backlog);
+                () -> server == null ? 0 : Math.max(0, server.queuedTasks() - settings.threads()), groupCommit,
+                backlog);
+        io.micrometer.core.instrument.Gauge.builder("onejob_http_server_queued_tasks",
+                        () -> server == null ? 0 : server.queuedTasks())
+                .description("tasks waiting for a server thread (requests to read or run, answers to send)")
+                .register(metrics.registry());
+        io.micrometer.core.instrument.Gauge.builder("onejob_http_submit_queue", groupCommit::waiting)
+                .description("HTTP submissions waiting for their group commit").register(metrics.registry());
         this.jobs = new JobsApi(ledger, groupCommit::submit, admission::admitSubmission, requests, gate, metrics,
                 maxBodyBytes, frontDoor.submissionsPerOwnerPerSecond());
         this.certifications = new CertificationsApi(certifier, certifications, maxBodyBytes);
@@ -64,7 +74,6 @@ public final class ApiServer implements AutoCloseable {
         this.metrics = metrics;
         // A probe or a scraper polling readiness costs PostgreSQL and Kafka one check a second, not one per call.
         this.readiness = new CachedReadiness(readiness, java.time.Duration.ofSeconds(1));
-        this.settings = settings;
     }
 
     public void start() throws IOException {

@@ -14,7 +14,7 @@ public record FrontDoor(int groupCommitters, int groupCommitMax, int submissions
     public static final int DEFAULT_GROUP_COMMITTERS = 4;
     public static final int DEFAULT_GROUP_COMMIT_MAX = 128;
     public static final int DEFAULT_RATE_PER_OWNER = 500;
-    public static final Duration DEFAULT_SHED_QUEUE_WAIT = Duration.ofMillis(250);
+    public static final Duration DEFAULT_SHED_QUEUE_WAIT = Duration.ofMillis(500);
     public static final long DEFAULT_SHED_BACKLOG = 100_000;
 
     public static FrontDoor defaults() {

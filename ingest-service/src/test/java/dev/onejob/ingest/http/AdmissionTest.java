@@ -70,6 +70,36 @@ class AdmissionTest {
     }
 
     @Test
+    void aQueueAheadOfTheThreadsLongerThanTheBoundAtTheRateRequestsFinishIsRefused() throws Exception {
+        // given a server that finishes about 200 requests a second, then 500 tasks waiting for a thread (2.5 s)
+        java.util.concurrent.atomic.AtomicInteger queued = new java.util.concurrent.atomic.AtomicInteger();
+        try (Admission admission = new Admission(Duration.ofMillis(250), 0, queued::get, IDLE, () -> {
+            throw new IllegalStateException("not asked");
+        })) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            Problem refused = null;
+            while (refused == null && System.nanoTime() < deadline) {
+                for (int i = 0; i < 20; i++) {
+                    admission.completed();
+                }
+                queued.set(0);
+                admission.admit(call(Duration.ZERO));
+                queued.set(500);
+                try {
+                    admission.admit(call(Duration.ZERO));
+                } catch (Problem p) {
+                    refused = p;
+                }
+                Thread.sleep(100);
+            }
+            // then a request read at once is still refused: the ones queued behind it would wait about 2.5 s
+            assertTrue(refused != null, "never refused with 500 tasks ahead at about 200 requests/s");
+            assertEquals(503, refused.status());
+            assertTrue(refused.getMessage().contains("500 tasks wait"), refused.getMessage());
+        }
+    }
+
+    @Test
     void submissionsAreRefusedWhileTheWorkersBacklogIsOverItsBoundAndAdmittedWhenItDrains() throws Exception {
         AtomicLong waiting = new AtomicLong(5_000);
         AtomicLong taken = new AtomicLong();

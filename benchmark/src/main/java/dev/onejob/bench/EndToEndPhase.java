@@ -55,7 +55,7 @@ final class EndToEndPhase {
             steps = plan.run(context, "loadgen-e2e");
             resolved = operator.resolvedCount();
         }
-        context.expectedJobs().put("e2e", LoadPlan.distinctJobs(steps));
+        context.expectedJobs().put("e2e", LoadPlan.acceptedJobs(steps));
         Results results = context.results();
         record(results, steps.get("burst"), "(saturated)", settings.e2eConcurrency() + " concurrent clients, each "
                 + "waiting for its job's job-results record; " + settings.e2eBurstRequests() + " requests");
@@ -100,7 +100,9 @@ final class EndToEndPhase {
 
     private static void record(Results results, JsonNode step, String label, String note) {
         JsonNode e2e = step.path("end_to_end");
-        String detail = e2e.path("completed").asLong() + " of " + e2e.path("jobs").asLong() + " jobs; " + note
+        String detail = e2e.path("completed").asLong() + " of " + e2e.path("jobs").asLong() + " jobs"
+                + (e2e.path("refused_keys").asLong() > 0 ? " (" + e2e.path("refused_keys").asLong()
+                + " keys only ever refused: no job)" : "") + "; " + note
                 + (step.path("target_rate").asDouble() > 0
                 ? String.format("; %.0f requests/s offered", step.path("target_rate").asDouble()) : "");
         if (e2e.path("missing").asLong() > 0) {

@@ -32,7 +32,7 @@ final class HttpIngestPhase {
         try (var window = context.window(Phases.HTTP_INGEST, List.of(context.services().ingest()))) {
             steps = plan.run(context, "loadgen-http");
         }
-        context.expectedJobs().put("http", LoadPlan.distinctJobs(steps));
+        context.expectedJobs().put("http", LoadPlan.acceptedJobs(steps));
         Results results = context.results();
         double best = 0;
         for (int clients : settings.httpConcurrency()) {

@@ -93,9 +93,12 @@ final class LoadPlan {
         return byName;
     }
 
-    /** Distinct jobs (keys) sent by all steps, recorded or not. */
-    static long distinctJobs(Map<String, JsonNode> steps) {
-        return steps.values().stream().mapToLong(s -> s.path("distinct_jobs").asLong()).sum();
+    /**
+     * Distinct jobs (keys) accepted (a 2xx answer) in all steps, recorded or not: the jobs the ledger must hold. A
+     * key only ever refused (503 load shed, 429) must have none, so a refusal that wrote anyway shows as one too many.
+     */
+    static long acceptedJobs(Map<String, JsonNode> steps) {
+        return steps.values().stream().mapToLong(s -> s.path("accepted_distinct_jobs").asLong()).sum();
     }
 
     /** Answers that were not 2xx, and transport errors, over all steps. */

@@ -77,7 +77,7 @@ final class SlowClientPhase {
         LoadPlan plan = new LoadPlan(url, context.files().submitterTokens(), prefix, context.settings().repeatShare(),
                 "none").openAtRate(prefix, rate, seconds);
         Map<String, JsonNode> steps = plan.run(context, "loadgen-" + prefix);
-        context.expectedJobs().put(prefix, LoadPlan.distinctJobs(steps));
+        context.expectedJobs().put(prefix, LoadPlan.acceptedJobs(steps));
         return steps.get(prefix);
     }
 

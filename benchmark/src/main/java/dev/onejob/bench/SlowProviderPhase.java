@@ -71,7 +71,7 @@ final class SlowProviderPhase {
         try (var window = context.window(Phases.SLOW_PROVIDER, context.services().onejobProcesses())) {
             steps = plan.run(context, "loadgen-slow");
         }
-        context.expectedJobs().put("slow", LoadPlan.distinctJobs(steps));
+        context.expectedJobs().put("slow", LoadPlan.acceptedJobs(steps));
         double best = 0;
         for (double rate : settings.slowRates()) {
             JsonNode e2e = steps.get(rateStep(rate)).path("end_to_end");
@@ -85,7 +85,9 @@ final class SlowProviderPhase {
             best = Math.max(best, jobsPerSecond);
             results.add(Phases.SLOW_PROVIDER, "jobs/s " + label, jobsPerSecond, "jobs/s", "results per second in the "
                     + "second half of " + settings.slowStepSeconds() + " s of offered load (the rate sustained once "
-                    + "the pipeline is full); " + e2e.path("completed").asLong() + " jobs, all finished; p50 "
+                    + "the pipeline is full); " + e2e.path("completed").asLong() + " jobs, all finished"
+                    + (e2e.path("refused_keys").asLong() > 0 ? " (" + e2e.path("refused_keys").asLong()
+                    + " requests refused with 503 or 429, no job)" : "") + "; p50 "
                     + Math.round(e2e.path("latency").path("p50_ms").asDouble()) + " ms, p99 "
                     + Math.round(e2e.path("latency").path("p99_ms").asDouble()) + " ms request to result");
         }

@@ -213,7 +213,8 @@ final class StepRunner {
     /** Waits (up to the step's limit) for every distinct job's result, then measures what arrived. */
     private ObjectNode endToEnd(LoadStep step, long start) throws InterruptedException {
         long deadline = System.nanoTime() + (long) (step.awaitSeconds() * 1e9);
-        while (completedCount() < firstSend.size() && System.nanoTime() < deadline) {
+        // A key only ever refused (503, 429) made no job: only accepted ones are awaited.
+        while (completedCount() < acceptedKeys.size() && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
         Latencies endToEnd = new Latencies();
@@ -224,6 +225,9 @@ final class StepRunner {
         long offeredEnd = start + (long) (step.seconds() * 1e9);
         long inSecondHalf = 0;
         for (Map.Entry<String, Long> sentAt : firstSend.entrySet()) {
+            if (!acceptedKeys.contains(sentAt.getKey())) {
+                continue;
+            }
             Long done = completion(sentAt.getKey());
             if (done != null) {
                 endToEnd.add(done - sentAt.getValue());
@@ -234,9 +238,10 @@ final class StepRunner {
             }
         }
         ObjectNode node = Json.object();
-        node.put("jobs", firstSend.size());
+        node.put("jobs", acceptedKeys.size());
+        node.put("refused_keys", firstSend.size() - acceptedKeys.size());
         node.put("completed", endToEnd.count());
-        node.put("missing", firstSend.size() - endToEnd.count());
+        node.put("missing", acceptedKeys.size() - endToEnd.count());
         double seconds = (last - start) / 1e9;
         boolean any = endToEnd.count() > 0 && seconds > 0;
         node.put("seconds", seconds);
@@ -251,7 +256,7 @@ final class StepRunner {
     }
 
     private long completedCount() {
-        return firstSend.keySet().stream().filter(key -> completion(key) != null).count();
+        return acceptedKeys.stream().filter(key -> completion(key) != null).count();
     }
 
     private Long completion(String key) {

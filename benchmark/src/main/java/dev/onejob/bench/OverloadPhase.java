@@ -81,7 +81,8 @@ final class OverloadPhase {
         results.add(Phases.HTTP_OVERLOAD, "refusals without Retry-After", step.path("refused_without_retry_after")
                 .asDouble(), "requests", "503 and 429 answers that lacked the header");
         results.add(Phases.HTTP_OVERLOAD, "other errors", other, "requests", "any other non-2xx answer, and transport "
-                + "errors (" + step.path("first_problem").asText("none") + ")");
+                + "errors: " + step.path("errors").asLong() + " without an answer (the first: "
+                + step.path("first_error").asText("none") + ")");
         results.add(Phases.HTTP_OVERLOAD, "peak tasks waiting for a server thread", gauges.peakQueuedTasks, "tasks",
                 "the ingest's onejob_http_server_queued_tasks, sampled every 250 ms: where a request waits before its "
                         + "head is read");

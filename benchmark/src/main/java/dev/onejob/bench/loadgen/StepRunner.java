@@ -48,6 +48,8 @@ final class StepRunner {
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong errors = new AtomicLong();
     private final AtomicReference<String> firstProblem = new AtomicReference<>();
+    /** The first transport error (no answer at all: a timeout, a reset, a refused connection). */
+    private final AtomicReference<String> firstError = new AtomicReference<>();
     private final Map<String, Long> firstSend = new ConcurrentHashMap<>();
     private final Map<String, String> jobIds = new ConcurrentHashMap<>();
     private final Map<String, Long> answeredDone = new ConcurrentHashMap<>();
@@ -80,6 +82,7 @@ final class StepRunner {
         result.put("distinct_jobs", factory.distinctJobs());
         result.put("errors", errors.get());
         result.put("first_problem", firstProblem.get());
+        result.put("first_error", firstError.get());
         ObjectNode byStatus = result.putObject("statuses");
         new TreeMap<>(statuses).forEach((status, count) -> byStatus.put(Integer.toString(status), count.get()));
         double seconds = Math.max(1e-9, (lastAnswer.get() - start) / 1e9);
@@ -181,6 +184,7 @@ final class StepRunner {
             if (error != null) {
                 errors.incrementAndGet();
                 firstProblem.compareAndSet(null, error.toString());
+                firstError.compareAndSet(null, error.toString());
                 return -1;
             }
             int status = response.statusCode();

@@ -141,6 +141,17 @@ final class Admission implements AutoCloseable {
                     + TimeUnit.NANOSECONDS.toMillis(oldest) + " ms (the bound is "
                     + TimeUnit.NANOSECONDS.toMillis(queueWaitNanos) + " ms); nothing was written", retryAfter);
         }
+        // The oldest's wait lags a burst: the queue it is at the head of, over the rate commits drain it, is how long
+        // this one would wait.
+        int waitingNow = commits.waiting();
+        double drain = commitsPerSecond;
+        long expectedNanos = drain >= 1 ? (long) (waitingNow / drain * 1e9) : 0;
+        if (queueWaitNanos > 0 && expectedNanos > queueWaitNanos) {
+            throw overloaded("PostgreSQL is behind: " + waitingNow + " submissions wait for their commit, about "
+                    + TimeUnit.NANOSECONDS.toMillis(expectedNanos) + " ms at the rate commits drain them (the bound is "
+                    + TimeUnit.NANOSECONDS.toMillis(queueWaitNanos) + " ms); nothing was written",
+                    retryAfter(waitingNow, drain));
+        }
         long waiting = lastBacklog;
         if (backlogBound > 0 && waiting > backlogBound) {
             long retryAfter = retryAfter(waiting - backlogBound, backlogDrainPerSecond);

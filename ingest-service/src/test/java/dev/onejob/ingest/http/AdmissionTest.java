@@ -70,6 +70,45 @@ class AdmissionTest {
     }
 
     @Test
+    void aCommitQueueLongerThanTheBoundAtTheRateCommitsDrainItIsRefusedBeforeItsOldestWaitedThatLong()
+            throws Exception {
+        // given commits draining about 100 submissions a second, then 300 waiting (3 s) whose oldest waited 10 ms
+        java.util.concurrent.atomic.AtomicLong committed = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicInteger waiting = new java.util.concurrent.atomic.AtomicInteger();
+        Admission.CommitQueue commits = new Admission.CommitQueue() {
+            public long oldestWaitNanos() {
+                return 10_000_000;
+            }
+
+            public int waiting() {
+                return waiting.get();
+            }
+
+            public long committed() {
+                return committed.addAndGet(100);
+            }
+        };
+        try (Admission admission = new Admission(Duration.ofMillis(500), 0, () -> 0, commits, () -> {
+            throw new IllegalStateException("not asked");
+        })) {
+            admission.admitSubmission();
+            waiting.set(300);
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            Problem refused = null;
+            while (refused == null && System.nanoTime() < deadline) {
+                try {
+                    admission.admitSubmission();
+                    Thread.sleep(100);
+                } catch (Problem p) {
+                    refused = p;
+                }
+            }
+            assertTrue(refused != null, "never refused with 300 waiting at about 100 commits/s");
+            assertTrue(refused.getMessage().contains("300 submissions wait"), refused.getMessage());
+        }
+    }
+
+    @Test
     void aQueueAheadOfTheThreadsLongerThanTheBoundAtTheRateRequestsFinishIsRefused() throws Exception {
         // given a server that finishes about 200 requests a second, then 500 tasks waiting for a thread (2.5 s)
         java.util.concurrent.atomic.AtomicInteger queued = new java.util.concurrent.atomic.AtomicInteger();

@@ -32,6 +32,9 @@ final class EndToEndPhase {
 
     void run() throws Exception {
         BenchSettings settings = context.settings();
+        // The HTTP phases accept tens of thousands of jobs faster than the relay publishes their rows: let it finish
+        // first, or its work falls in this phase's window (CPU per job, calls starved past their soft timeout).
+        awaitOutboxDrained(Duration.ofMinutes(5));
         KafkaSupport.skipToEnd(context.kafka().bootstrapServers(), AttemptWorker.GROUP_ID,
                 Topics.ATTEMPT_COMMANDS.name());
         context.services().startWorkerAndReconciler();
@@ -96,6 +99,18 @@ final class EndToEndPhase {
                     + response.body());
         }
         return "POST /v1/certifications {\"all\": true} before the end-to-end runs: HTTP " + response.statusCode();
+    }
+
+    private void awaitOutboxDrained(Duration limit) throws InterruptedException {
+        long deadline = System.nanoTime() + limit.toNanos();
+        long unsent;
+        while ((unsent = context.database().count("SELECT count(*) FROM outbox WHERE sent_at IS NULL AND parked_at "
+                + "IS NULL")) > 0) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the outbox still held " + unsent + " unsent rows after " + limit);
+            }
+            Thread.sleep(200);
+        }
     }
 
     private static void record(Results results, JsonNode step, String label, String note) {

@@ -127,6 +127,11 @@ final class GroupCommit implements AutoCloseable, Admission.CommitQueue {
     }
 
     @Override
+    public int oneRound() {
+        return committers.size() * maxBatch;
+    }
+
+    @Override
     public void close() {
         running = false;
         for (Thread thread : committers) {

@@ -28,6 +28,10 @@ class AdmissionTest {
             public long committed() {
                 return 0;
             }
+
+            public int oneRound() {
+                return 4 * 128;
+            }
         };
     }
 
@@ -72,7 +76,8 @@ class AdmissionTest {
     @Test
     void aCommitQueueLongerThanTheBoundAtTheRateCommitsDrainItIsRefusedBeforeItsOldestWaitedThatLong()
             throws Exception {
-        // given commits draining about 100 submissions a second, then 300 waiting (3 s) whose oldest waited 10 ms
+        // given commits draining about 100 submissions a second in groups of at most 20 at once, then 300 waiting
+        // (3 s) whose oldest waited 10 ms
         java.util.concurrent.atomic.AtomicLong committed = new java.util.concurrent.atomic.AtomicLong();
         java.util.concurrent.atomic.AtomicInteger waiting = new java.util.concurrent.atomic.AtomicInteger();
         Admission.CommitQueue commits = new Admission.CommitQueue() {
@@ -87,10 +92,18 @@ class AdmissionTest {
             public long committed() {
                 return committed.addAndGet(100);
             }
+
+            public int oneRound() {
+                return 20;
+            }
         };
         try (Admission admission = new Admission(Duration.ofMillis(500), 0, () -> 0, commits, () -> {
             throw new IllegalStateException("not asked");
         })) {
+            admission.admitSubmission();
+            // a round's worth waiting is no queue, whatever the rate
+            waiting.set(20);
+            Thread.sleep(1_200);
             admission.admitSubmission();
             waiting.set(300);
             long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();

@@ -70,8 +70,8 @@ class PipelineIT {
         JsonNode unknown = pipeline.awaitStatus(jobId, "UNKNOWN", Duration.ofSeconds(20));
         String attemptA = unknown.path("attempts").get(0).path("id").asText();
         var refused = pipeline.send("POST", "/v1/jobs/" + jobId + "/attempts", "alice", Map.of(), "{\"provider\":\"backup\"}");
-        assertEquals(409, refused.statusCode());
-        assertEquals(attemptA, Json.parse(refused.body()).path("attempt_id").asText());
+        assertEquals(409, refused.statusCode(), refused.body());
+        assertEquals(attemptA, Json.parse(refused.body()).path("attempt_id").asText(), refused.body());
 
         // and an operator cancels A, the owner presses the button, B answers, then A's late answer arrives
         var resolved = pipeline.send("POST", "/v1/attempts/" + attemptA + "/resolve", "ops", Map.of(),

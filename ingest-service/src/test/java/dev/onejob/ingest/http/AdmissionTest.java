@@ -180,7 +180,8 @@ class AdmissionTest {
         try (Admission admission = new Admission(Duration.ZERO, 1, () -> 0, IDLE, () -> {
             throw new IllegalStateException("Kafka does not answer");
         })) {
-            Thread.sleep(300);
+            // past the sampler's first two readings (once a second): the failures were read, not yet due
+            Thread.sleep(1_200);
             admission.admitSubmission();
         }
     }

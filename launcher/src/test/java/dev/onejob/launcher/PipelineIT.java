@@ -61,8 +61,11 @@ class PipelineIT {
 
     @Test
     void theReverseOrderFinishKeepsTheFallbacksResultAndAuditsTheLatePrimary() {
-        // given a primary that answers only after 5 s (its soft timeout is 1 s) and a backup that answers in 1 s
-        pipeline.simulator("primary").setDefaultBehaviour(Behaviour.hangThenAnswer(Duration.ofSeconds(5)));
+        // given a primary that answers only after 10 s (its soft timeout is 1 s, its hard timeout 15 s) and a backup
+        // that answers in 1 s. Not 5 s: on a loaded CI machine the operator's steps below took more than the 4 s
+        // between UNKNOWN and A's late answer, which then won (UNKNOWN -> SUCCEEDED) and the button got 409
+        // job-finished
+        pipeline.simulator("primary").setDefaultBehaviour(Behaviour.hangThenAnswer(Duration.ofSeconds(10)));
         pipeline.simulator("backup").setDefaultBehaviour(Behaviour.answerAfter(Duration.ofSeconds(1)));
 
         // when the job's first attempt times out: UNKNOWN, and the fallback button is refused

@@ -39,7 +39,11 @@ public record IngestConfig(DatabaseConfig database, KafkaConfig kafka, WebServer
                         settings.duration(Env.HTTP_SHED_QUEUE_WAIT, FrontDoor.DEFAULT_SHED_QUEUE_WAIT, Duration.ZERO,
                                 Duration.ofMinutes(10)),
                         settings.integer(Env.HTTP_SHED_BACKLOG, (int) FrontDoor.DEFAULT_SHED_BACKLOG, 0,
-                                Integer.MAX_VALUE)));
+                                Integer.MAX_VALUE),
+                        settings.duration(Env.HTTP_MAX_WAIT, FrontDoor.DEFAULT_MAX_WAIT, Duration.ZERO,
+                                Duration.ofMinutes(10)),
+                        settings.duration(Env.HTTP_WAIT_RECHECK, FrontDoor.DEFAULT_WAIT_RECHECK,
+                                Duration.ofMillis(50), Duration.ofMinutes(1))));
     }
 
     /** The API's server: its address, limits and, when both files are given, TLS. */

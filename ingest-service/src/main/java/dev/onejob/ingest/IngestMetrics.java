@@ -10,6 +10,14 @@ import java.time.Duration;
 public final class IngestMetrics {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
 
+    private final Counter finished = Counter.builder("onejob_job_results_seen")
+            .description("job results seen published, by this instance's job-results subscription")
+            .register(registry);
+    private final Timer submitLatency = Timer.builder("onejob_http_submit_latency")
+            .description("accepted HTTP submissions, answer latency (a waited answer includes its wait)")
+            .publishPercentiles(0.5, 0.99).distributionStatisticExpiry(Duration.ofMinutes(1))
+            .distributionStatisticBufferLength(3).register(registry);
+
     public PrometheusMeterRegistry registry() {
         return registry;
     }
@@ -20,7 +28,35 @@ public final class IngestMetrics {
                 .description("job submissions by channel and outcome").register(registry).increment();
     }
 
+    /** Submissions that created a job or replayed one, over both channels, since this instance started. */
+    public long submittedTotal() {
+        return Math.round(registry.find("onejob_jobs_submitted").tag("outcome", "created").counters().stream()
+                .mapToDouble(Counter::count).sum());
+    }
+
+    /** Job results this instance's subscription saw published (every job finished, whichever instance took it). */
+    public void finished(int count) {
+        finished.increment(count);
+    }
+
+    public long finishedTotal() {
+        return Math.round(finished.count());
+    }
+
+    /** A percentile of the latency of accepted HTTP submissions over the last minute or so, in milliseconds. */
+    public double submitLatencyMillis(double percentile) {
+        for (var value : submitLatency.takeSnapshot().percentileValues()) {
+            if (value.percentile() == percentile) {
+                return Math.round(value.value(java.util.concurrent.TimeUnit.MILLISECONDS) * 10) / 10.0;
+            }
+        }
+        return 0;
+    }
+
     public void request(String route, int status, Duration latency) {
+        if (route.equals("POST /v1/jobs") && status < 300) {
+            submitLatency.record(latency);
+        }
         Timer.builder("onejob_http_requests").tag("route", route).tag("status", Integer.toString(status))
                 .description("HTTP requests by route and status").publishPercentileHistogram()
                 .register(registry).record(latency);

@@ -14,7 +14,12 @@ import dev.onejob.providers.certify.CertificationRunner;
 import dev.onejob.providers.ProviderClients;
 import dev.onejob.ingest.http.ApiServer;
 import dev.onejob.ingest.http.AttemptBacklog;
+import dev.onejob.core.ledger.LedgerQueries;
 import dev.onejob.ingest.kafka.JobRequestConsumer;
+import dev.onejob.ingest.kafka.JobResultsSubscription;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import java.io.IOException;
 import java.sql.Connection;
 import java.util.Map;
@@ -39,6 +44,8 @@ public final class IngestService implements ServiceMain.Service {
     private final IngestMetrics metrics = new IngestMetrics();
     private final Loops loops;
     private ApiServer api;
+    private JobResultsSubscription results;
+    private Thread resultsThread;
     private ProviderClients clients;
     private Admin admin;
 
@@ -81,11 +88,30 @@ public final class IngestService implements ServiceMain.Service {
                 contracts);
         api = new ApiServer(config.http(), ledger, requests, gate, certifier, certifications, tokens, metrics,
                 this::notReady, config.maxBodyBytes(), config.frontDoor(),
-                new AttemptBacklog(admin, AttemptBacklog.WORKER_GROUP));
+                new AttemptBacklog(admin, AttemptBacklog.WORKER_GROUP),
+                new ApiServer.Views(new LedgerQueries(database), providers, contracts));
+        // Positioned at the end of job-results before the API opens: a result published after any wait begins is
+        // one the subscription reads. If Kafka is away now, it keeps trying; waits fall back on their rechecks.
+        ApiServer waiting = api;
+        results = new JobResultsSubscription(new KafkaConsumer<>(resultsConsumer(kafka),
+                new StringDeserializer(), new ByteArrayDeserializer()), waiting::jobsFinished);
+        results.assign();
+        resultsThread = new Thread(results, "job-results-subscription");
+        resultsThread.setDaemon(true);
+        resultsThread.start();
         api.start();
         log.info("event=started service=ingest-service http={}://{}:{} kafka={} group={} relay={} contracts={} "
                         + "providers={}", config.http().tls() == null ? "http" : "https", config.http().host(), api.port(), kafka.bootstrapServers(),
                 JobRequestConsumer.GROUP_ID, config.relay(), contracts.all().size(), providers.all().size());
+    }
+
+    /** No group: every instance reads every partition, and commits nothing. */
+    private Map<String, Object> resultsConsumer(KafkaConfig kafka) {
+        Map<String, Object> props = new java.util.HashMap<>(kafka.consumer("unused", config.instanceId()
+                + "-job-results"));
+        props.remove(org.apache.kafka.clients.consumer.ConsumerConfig.GROUP_ID_CONFIG);
+        props.put(org.apache.kafka.clients.consumer.ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
+        return props;
     }
 
     public int httpPort() {
@@ -114,6 +140,14 @@ public final class IngestService implements ServiceMain.Service {
 
     @Override
     public void close() {
+        if (results != null) {
+            results.close();
+            try {
+                resultsThread.join(5000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         if (api != null) {
             api.close();
         }

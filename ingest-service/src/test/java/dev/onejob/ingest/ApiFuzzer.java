@@ -76,7 +76,7 @@ final class ApiFuzzer {
             notes.add("wrong method");
         }
         String target = operation.path().replace("{id}", FuzzText.encode(pathId(operation, credentials, notes)))
-                + query(operation, credentials, notes);
+                .replace("{file}", hostile.pick(CONSOLE_FILES)) + query(operation, credentials, notes);
         List<RawHttp.Header> headers = new ArrayList<>(credentials.headers());
         String key = idempotencyKey(operation, headers, number, notes);
         headers.addAll(otherHeaders(notes));
@@ -121,6 +121,10 @@ final class ApiFuzzer {
         }
         return control ? 400 : PASSES;
     }
+
+    /** The console's files, one that does not exist, and the empty name (index.html). */
+    private static final List<String> CONSOLE_FILES = List.of("index.html", "console.js", "console.css",
+            "no-such-file.js", "");
 
     private static final int PASSES = 0;
     private static final int TOO_LARGE = -1;

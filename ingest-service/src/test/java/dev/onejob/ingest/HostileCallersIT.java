@@ -161,12 +161,19 @@ class HostileCallersIT {
         byte[] huge = FuzzText.pad("{}".getBytes(StandardCharsets.UTF_8), ApiFuzzer.BODY_LIMIT + 1);
 
         for (String intruder : List.of(IngestFixture.BOB, IngestFixture.BOSS)) {
-            // when bob (and the boss, who also operates) reach for it: by id, by key, to cancel, to press the
-            // button with a valid, a malformed and an over-limit body; and for a job that does not exist
-            for (String[] request : List.of(new String[] {"GET", "", null}, new String[] {"POST", "/cancel", null},
+            // when bob (and the boss, who also operates) reach for it: by id (bob only: an operator reads every
+            // owner's jobs), by key, to cancel, to press the button with a valid, a malformed and an over-limit body;
+            // and for a job that does not exist
+            List<String[]> requests = new java.util.ArrayList<>();
+            if (intruder.equals(IngestFixture.BOB)) {
+                requests.add(new String[] {"GET", "", null});
+                requests.add(new String[] {"GET", "/events", null});
+            }
+            requests.addAll(List.of(new String[] {"POST", "/cancel", null},
                     new String[] {"POST", "/attempts", "{\"provider\":\"backup\"}"},
                     new String[] {"POST", "/attempts", "{not json"},
-                    new String[] {"POST", "/attempts", new String(huge, StandardCharsets.UTF_8)})) {
+                    new String[] {"POST", "/attempts", new String(huge, StandardCharsets.UTF_8)}));
+            for (String[] request : requests) {
                 RawHttp.Response theirs = send(List.of("Bearer " + intruder), request[0],
                         "/v1/jobs/" + jobId + request[1], null, request[2]);
                 RawHttp.Response none = send(List.of("Bearer " + intruder), request[0],
@@ -181,6 +188,9 @@ class HostileCallersIT {
                     + FuzzText.encode("unused-" + UUID.randomUUID()), null, null);
             assertSame404(byKey, noKey, "", "", "GET", "/v1/jobs");
         }
+        // and the operator reads it, without touching it
+        RawHttp.Response read = send(List.of("Bearer " + IngestFixture.BOSS), "GET", "/v1/jobs/" + jobId, null, null);
+        assertEquals(200, read.status(), read.toString());
         assertUntouched(jobId);
     }
 

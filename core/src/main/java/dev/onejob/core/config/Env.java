@@ -44,6 +44,8 @@ public final class Env {
     public static final String HTTP_GROUP_COMMIT_MAX = "HTTP_GROUP_COMMIT_MAX";
     public static final String HTTP_SHED_QUEUE_WAIT = "HTTP_SHED_QUEUE_WAIT";
     public static final String HTTP_SHED_BACKLOG = "HTTP_SHED_BACKLOG";
+    public static final String HTTP_MAX_WAIT = "HTTP_MAX_WAIT";
+    public static final String HTTP_WAIT_RECHECK = "HTTP_WAIT_RECHECK";
 
     // attempt-worker
     public static final String WORKER_MAX_IN_FLIGHT = "WORKER_MAX_IN_FLIGHT";

@@ -21,6 +21,9 @@ public interface HttpCall {
     /** The first value of a request header, or null. */
     String header(String name);
 
+    /** Every value of a request header, in the order sent (empty when there is none). */
+    java.util.List<String> headers(String name);
+
     /** The request body as it arrives. */
     InputStream body();
 
@@ -39,6 +42,27 @@ public interface HttpCall {
      * The route must then send exactly once, whatever happens.
      */
     void later();
+
+    /**
+     * Starts an answer whose body is sent in pieces as they come (Server-Sent Events): the status and headers go now,
+     * chunked, and the exchange stays open with no thread waiting on it (as after {@link #later}) until the stream is
+     * closed, by {@link Stream#close} or because the client left.
+     */
+    Stream stream(int status, String contentType) throws IOException;
+
+    /** A body being sent in pieces. Writes are queued and sent in order, one at a time. */
+    interface Stream {
+        /** Queues {@code chunk}; false when the stream is closed already (the client left, or it was closed). */
+        boolean write(byte[] chunk);
+
+        /** Ends the answer once what is queued is sent. */
+        void close();
+
+        boolean isOpen();
+
+        /** Runs {@code whenClosed} once the stream is closed, whichever way; at once if it is closed already. */
+        void onClose(Runnable whenClosed);
+    }
 
     /** Whether {@link #later} was called. */
     boolean isLater();

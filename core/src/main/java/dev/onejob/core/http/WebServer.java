@@ -349,6 +349,11 @@ public final class WebServer implements AutoCloseable {
         }
 
         @Override
+        public java.util.List<String> headers(String name) {
+            return request.getHeaders().getValuesList(name);
+        }
+
+        @Override
         public InputStream body() {
             return Request.asInputStream(request);
         }
@@ -375,6 +380,24 @@ public final class WebServer implements AutoCloseable {
         @Override
         public void later() {
             later = true;
+            // The route answers when its work is done, and owns that moment (a commit, a wait's deadline): no
+            // response bytes flow meanwhile, and the connection's idle timeout must not fail the request for it.
+            request.addIdleTimeoutListener(timeout -> false);
+        }
+
+        @Override
+        public synchronized Stream stream(int code, String contentType) throws IOException {
+            if (status != 0) {
+                throw new IllegalStateException("an answer was sent already (" + status + ")");
+            }
+            later();
+            status = code;
+            response.setStatus(code);
+            response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
+            response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
+            JettyStream stream = new JettyStream(response, callback);
+            request.addFailureListener(failure -> stream.failed(failure));
+            return stream;
         }
 
         @Override
@@ -390,6 +413,129 @@ public final class WebServer implements AutoCloseable {
         @Override
         public int status() {
             return status;
+        }
+    }
+
+    /** A chunked answer: one write in flight at a time (Jetty refuses a second), the rest queued in order. */
+    private static final class JettyStream implements HttpCall.Stream {
+        private final Response response;
+        private final Callback done;
+        private final java.util.ArrayDeque<ByteBuffer> queue = new java.util.ArrayDeque<>();
+        private final java.util.List<Runnable> onClose = new java.util.ArrayList<>();
+        private boolean writing;
+        private boolean closing;
+        private boolean closed;
+
+        JettyStream(Response response, Callback done) {
+            this.response = response;
+            this.done = done;
+        }
+
+        @Override
+        public boolean write(byte[] chunk) {
+            synchronized (this) {
+                if (closing || closed) {
+                    return false;
+                }
+                queue.add(ByteBuffer.wrap(chunk));
+            }
+            pump();
+            return true;
+        }
+
+        @Override
+        public void close() {
+            synchronized (this) {
+                if (closing || closed) {
+                    return;
+                }
+                closing = true;
+            }
+            pump();
+        }
+
+        @Override
+        public synchronized boolean isOpen() {
+            return !closing && !closed;
+        }
+
+        @Override
+        public void onClose(Runnable whenClosed) {
+            synchronized (this) {
+                if (!closed) {
+                    onClose.add(whenClosed);
+                    return;
+                }
+            }
+            whenClosed.run();
+        }
+
+        private void pump() {
+            ByteBuffer next;
+            boolean last;
+            synchronized (this) {
+                if (writing || closed) {
+                    return;
+                }
+                next = queue.poll();
+                last = next == null;
+                if (last && !closing) {
+                    return;
+                }
+                writing = true;
+            }
+            if (last) {
+                response.write(true, ByteBuffer.allocate(0), new Callback() {
+                    @Override
+                    public void succeeded() {
+                        finish(null);
+                    }
+
+                    @Override
+                    public void failed(Throwable x) {
+                        finish(x);
+                    }
+                });
+                return;
+            }
+            response.write(false, next, new Callback() {
+                @Override
+                public void succeeded() {
+                    synchronized (JettyStream.this) {
+                        writing = false;
+                    }
+                    pump();
+                }
+
+                @Override
+                public void failed(Throwable x) {
+                    finish(x);
+                }
+            });
+        }
+
+        /** The client left (Jetty's failure listener): nothing more can be sent. */
+        void failed(Throwable failure) {
+            finish(failure);
+        }
+
+        private void finish(Throwable failure) {
+            java.util.List<Runnable> listeners;
+            synchronized (this) {
+                if (closed) {
+                    return;
+                }
+                closed = true;
+                queue.clear();
+                listeners = java.util.List.copyOf(onClose);
+                onClose.clear();
+            }
+            if (failure == null) {
+                done.succeeded();
+            } else {
+                done.failed(failure);
+            }
+            listeners.forEach(Runnable::run);
         }
     }
 

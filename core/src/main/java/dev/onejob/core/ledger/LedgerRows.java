@@ -19,7 +19,7 @@ final class LedgerRows {
     static final String ATTEMPT_COLUMNS = """
             id, job_id, number, provider, status, job_version, created_at, updated_at, started_at, soft_deadline,
             finished_at, error_code, error_message, retryable, provider_request_id, lost_reason,
-            discarded_result_sha256, certification_override""";
+            discarded_result_sha256, certification_override, unknown_at, discarded_result_summary""";
 
     private LedgerRows() {
     }
@@ -46,10 +46,11 @@ final class LedgerRows {
                 row.getString("error_message"), retryable,
                 row.getString("provider_request_id"),
                 lostReason == null ? null : LossReason.fromWireName(lostReason),
-                row.getString("discarded_result_sha256"), row.getString("certification_override"));
+                row.getString("discarded_result_sha256"), row.getString("certification_override"),
+                instant(row, "unknown_at"), row.getString("discarded_result_summary"));
     }
 
-    private static Instant instant(ResultSet row, String column) throws SQLException {
+    static Instant instant(ResultSet row, String column) throws SQLException {
         Timestamp timestamp = row.getTimestamp(column);
         return timestamp == null ? null : timestamp.toInstant();
     }

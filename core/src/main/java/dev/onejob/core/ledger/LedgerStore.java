@@ -98,6 +98,7 @@ public final class LedgerStore {
             WHERE id = ? AND status IN ('STARTING', 'UNKNOWN')""";
     private static final String DISCARD_ATTEMPT_RESULT = """
             UPDATE attempts SET status = 'DISCARDED', lost_reason = ?, discarded_result_sha256 = ?,
+                                discarded_result_summary = ?,
                                 provider_request_id = coalesce(provider_request_id, ?),
                                 finished_at = coalesce(finished_at, now())
             WHERE id = ? AND status IN ('STARTING', 'UNKNOWN', 'CANCELLED', 'FAILED')""";
@@ -381,12 +382,13 @@ public final class LedgerStore {
                 enqueueJobResult(connection, jobId);
                 return new CompletionOutcome.Won(jobId, attemptId);
             }
-            return recordLoss(connection, jobId, attemptId, CanonicalJson.fingerprint(result), providerRequestId);
+            return recordLoss(connection, jobId, attemptId, result, providerRequestId);
         });
     }
 
-    private CompletionOutcome recordLoss(Connection connection, UUID jobId, UUID attemptId, String resultSha256,
+    private CompletionOutcome recordLoss(Connection connection, UUID jobId, UUID attemptId, JsonNode result,
                                          String providerRequestId) throws SQLException {
+        String resultSha256 = CanonicalJson.fingerprint(result);
         Job job = lockJob(connection, jobId);
         if (attemptId.equals(job.completedBy())) {
             if (!CanonicalJson.fingerprint(job.result()).equals(resultSha256)) {
@@ -409,7 +411,7 @@ public final class LedgerStore {
             default -> LossReason.LOST_CAS;
         };
         LedgerSql.updateExactlyOne(connection, DISCARD_ATTEMPT_RESULT, "attempt " + attemptId + " cannot be discarded from "
-                + loser.status(), reason.wireName(), resultSha256, providerRequestId, attemptId);
+                + loser.status(), reason.wireName(), resultSha256, discardedSummary(result), providerRequestId, attemptId);
         Attempt discarded = LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, attemptId).orElseThrow();
         Attempt winner = job.completedBy() == null ? null
                 : LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, job.completedBy()).orElseThrow();
@@ -417,6 +419,18 @@ public final class LedgerStore {
                 LedgerEvents.raceAudit(job, winner, discarded, reason, resultSha256, Instant.now()).toJson(),
                 RaceAudit.VERSION);
         return new CompletionOutcome.Lost(jobId, attemptId, job.completedBy(), reason, true);
+    }
+
+    /** The discarded answer in brief: its first characters as canonical JSON, and its size when cut. */
+    static String discardedSummary(JsonNode result) {
+        String text = CanonicalJson.canonicalize(result);
+        int limit = 200;
+        if (text.length() <= limit) {
+            return text;
+        }
+        int cut = Character.isHighSurrogate(text.charAt(limit - 1)) ? limit - 1 : limit;
+        return text.substring(0, cut) + "... (" + text.getBytes(java.nio.charset.StandardCharsets.UTF_8).length
+                + " bytes)";
     }
 
     /**

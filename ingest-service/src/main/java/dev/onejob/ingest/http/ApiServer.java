@@ -7,6 +7,9 @@ import dev.onejob.core.db.DatabaseException;
 import dev.onejob.core.http.CachedReadiness;
 import dev.onejob.core.http.WebServer;
 import dev.onejob.core.json.Json;
+import dev.onejob.core.config.Providers;
+import dev.onejob.core.contract.Contracts;
+import dev.onejob.core.ledger.LedgerQueries;
 import dev.onejob.core.ledger.LedgerStore;
 import dev.onejob.core.ledger.ProviderGate;
 import dev.onejob.ingest.IngestMetrics;
@@ -33,6 +36,7 @@ public final class ApiServer implements AutoCloseable {
     private static final Pattern JOB = Pattern.compile("/v1/jobs/([^/]+)");
     private static final Pattern JOB_ATTEMPTS = Pattern.compile("/v1/jobs/([^/]+)/attempts");
     private static final Pattern JOB_CANCEL = Pattern.compile("/v1/jobs/([^/]+)/cancel");
+    private static final Pattern JOB_EVENTS = Pattern.compile("/v1/jobs/([^/]+)/events");
     private static final Pattern RESOLVE = Pattern.compile("/v1/attempts/([^/]+)/resolve");
 
     /** Whether the service's dependencies answer; null when ready, otherwise what is not. */
@@ -40,20 +44,29 @@ public final class ApiServer implements AutoCloseable {
     }
 
     private final WebServer.Settings settings;
+    private final LedgerStore jobLedger;
     private final GroupCommit groupCommit;
     private final Admission admission;
     private volatile WebServer server;
     private final JobsApi jobs;
     private final CertificationsApi certifications;
+    private final EventsApi events;
+    private final FindApi find;
+    private final JobWatch watch;
     private final Tokens tokens;
     private final IngestMetrics metrics;
     private final Supplier<String> readiness;
 
+    /** What the read side needs: the ledger's queries and the configuration people look at. */
+    public record Views(LedgerQueries queries, Providers providers, Contracts contracts) {
+    }
+
     public ApiServer(WebServer.Settings settings, LedgerStore ledger, JobRequests requests, ProviderGate gate,
                      CertificationRunner certifier, CertificationStore certifications, Tokens tokens,
                      IngestMetrics metrics, Readiness readiness, int maxBodyBytes,
-                     FrontDoor frontDoor, Supplier<Admission.BacklogReading> backlog) {
+                     FrontDoor frontDoor, Supplier<Admission.BacklogReading> backlog, Views views) {
         this.settings = settings;
+        this.jobLedger = ledger;
         this.groupCommit = new GroupCommit(ledger, frontDoor.groupCommitters(), frontDoor.groupCommitMax(),
                 metrics.registry());
         // Tasks beyond one per thread: a burst the threads absorb at once is not a queue (and right after an idle
@@ -67,9 +80,15 @@ public final class ApiServer implements AutoCloseable {
                 .register(metrics.registry());
         io.micrometer.core.instrument.Gauge.builder("onejob_http_submit_queue", groupCommit::waiting)
                 .description("HTTP submissions waiting for their group commit").register(metrics.registry());
+        this.watch = new JobWatch(views.queries(), task -> server.executor().execute(task), frontDoor.waitRecheck());
+        io.micrometer.core.instrument.Gauge.builder("onejob_http_watching", watch::watching)
+                .description("requests following a job: waits and event streams").register(metrics.registry());
         this.jobs = new JobsApi(ledger, groupCommit::submit, admission::admitSubmission, requests, gate, metrics,
-                maxBodyBytes, frontDoor.submissionsPerOwnerPerSecond());
+                maxBodyBytes, frontDoor.submissionsPerOwnerPerSecond(), new JobWaits(watch, views.queries()),
+                frontDoor.maxWait());
         this.certifications = new CertificationsApi(certifier, certifications, maxBodyBytes);
+        this.events = new EventsApi(views.queries(), watch);
+        this.find = new FindApi(views.queries(), certifications, views.providers(), views.contracts(), metrics, watch);
         this.tokens = tokens;
         this.metrics = metrics;
         // A probe or a scraper polling readiness costs PostgreSQL and Kafka one check a second, not one per call.
@@ -82,6 +101,12 @@ public final class ApiServer implements AutoCloseable {
 
     public int port() {
         return server.port();
+    }
+
+    /** Jobs whose results were just published: wakes whatever of this instance waits on them. */
+    public void jobsFinished(java.util.Collection<java.util.UUID> jobIds) {
+        metrics.finished(jobIds.size());
+        watch.changed(jobIds);
     }
 
     private void handle(HttpCall exchange) {
@@ -181,6 +206,12 @@ public final class ApiServer implements AutoCloseable {
             default -> {
             }
         }
+        if (path.equals(ConsoleAssets.ROOT) || path.startsWith(ConsoleAssets.ROOT + "/")) {
+            // The console's files are public; everything it shows comes from the API below, with the token.
+            allow(exchange, method, "GET");
+            ConsoleAssets.serve(exchange, path);
+            return;
+        }
         Principal caller = authenticate(exchange);
         // Shed what waited too long for a thread before it costs PostgreSQL anything (503 overloaded).
         admission.admit(exchange);
@@ -190,9 +221,14 @@ public final class ApiServer implements AutoCloseable {
             allow(exchange, method, "GET", "POST");
             if (method.equals("POST")) {
                 api.submit(exchange, caller, task -> server.executor().execute(task), finish);
-            } else {
+            } else if (Exchanges.query(exchange).containsKey("idempotency_key")) {
                 api.findByKey(exchange, caller);
+            } else {
+                find.jobs(exchange, caller);
             }
+        } else if ((m = JOB_EVENTS.matcher(path)).matches()) {
+            allow(exchange, method, "GET");
+            events.events(exchange, readerOf(caller, segment(m.group(1))), segment(m.group(1)), finish);
         } else if ((m = JOB_ATTEMPTS.matcher(path)).matches()) {
             allow(exchange, method, "POST");
             api.newAttempt(exchange, caller, segment(m.group(1)));
@@ -201,10 +237,28 @@ public final class ApiServer implements AutoCloseable {
             api.cancel(exchange, caller, segment(m.group(1)));
         } else if ((m = JOB.matcher(path)).matches()) {
             allow(exchange, method, "GET");
-            api.get(exchange, caller, segment(m.group(1)));
+            api.get(exchange, readerOf(caller, segment(m.group(1))), segment(m.group(1)), finish);
         } else if ((m = RESOLVE.matcher(path)).matches()) {
             allow(exchange, method, "POST");
             api.resolve(exchange, caller, segment(m.group(1)));
+        } else if (path.equals("/v1/attempts")) {
+            allow(exchange, method, "GET");
+            find.attempts(exchange, caller);
+        } else if (path.equals("/v1/races")) {
+            allow(exchange, method, "GET");
+            find.races(exchange, caller);
+        } else if (path.equals("/v1/providers")) {
+            allow(exchange, method, "GET");
+            find.providers(exchange);
+        } else if (path.equals("/v1/contracts")) {
+            allow(exchange, method, "GET");
+            find.contracts(exchange);
+        } else if (path.equals("/v1/stats")) {
+            allow(exchange, method, "GET");
+            find.stats(exchange);
+        } else if (path.equals("/v1/whoami")) {
+            allow(exchange, method, "GET");
+            find.whoami(exchange, caller);
         } else if (path.equals("/v1/certifications")) {
             allow(exchange, method, "GET", "POST");
             if (method.equals("POST")) {
@@ -226,6 +280,25 @@ public final class ApiServer implements AutoCloseable {
         }
     }
 
+    private static final java.util.Set<String> FIXED_ROUTES = java.util.Set.of("/v1/attempts", "/v1/races",
+            "/v1/providers", "/v1/contracts", "/v1/stats", "/v1/whoami");
+
+    /**
+     * Who reads a job: its owner, or an operator, who may read every owner's jobs (the console's job pages); an
+     * operator reading another owner's job acts as that owner for the read alone, never for a write.
+     */
+    private Principal readerOf(Principal caller, String jobId) {
+        if (!caller.may(Principal.OPERATE)) {
+            return caller;
+        }
+        try {
+            return jobLedger.job(java.util.UUID.fromString(jobId))
+                    .map(job -> new Principal(job.ownerId(), caller.roles())).orElse(caller);
+        } catch (IllegalArgumentException e) {
+            return caller;
+        }
+    }
+
     private static final java.util.Set<String> KNOWN_METHODS =
             java.util.Set.of("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS");
 
@@ -237,6 +310,15 @@ public final class ApiServer implements AutoCloseable {
         }
         if (JOB_ATTEMPTS.matcher(path).matches()) {
             return method + " /v1/jobs/{id}/attempts";
+        }
+        if (JOB_EVENTS.matcher(path).matches()) {
+            return method + " /v1/jobs/{id}/events";
+        }
+        if (path.equals(ConsoleAssets.ROOT) || path.startsWith(ConsoleAssets.ROOT + "/")) {
+            return method + " /console";
+        }
+        if (FIXED_ROUTES.contains(path)) {
+            return method + " " + path;
         }
         if (JOB_CANCEL.matcher(path).matches()) {
             return method + " /v1/jobs/{id}/cancel";
@@ -304,5 +386,6 @@ public final class ApiServer implements AutoCloseable {
         }
         groupCommit.close();
         admission.close();
+        watch.close();
     }
 }

@@ -75,10 +75,18 @@ final class Exchanges {
             return params;
         }
         for (String pair : raw.split("&")) {
+            if (pair.isEmpty()) {
+                continue;
+            }
             int eq = pair.indexOf('=');
-            String name = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
-            String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
-            params.putIfAbsent(name, value);
+            try {
+                String name = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+                String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+                params.putIfAbsent(name, value);
+            } catch (IllegalArgumentException e) {
+                throw new Problem(400, "bad-request", "Bad request", "the query string holds a malformed "
+                        + "percent-escape");
+            }
         }
         return params;
     }

@@ -82,7 +82,72 @@ public final class JobJson {
         text(node, "provider_request_id", attempt.providerRequestId());
         text(node, "lost_reason", attempt.lostReason() == null ? null : attempt.lostReason().wireName());
         text(node, "discarded_result_sha256", attempt.discardedResultSha256());
+        text(node, "discarded_result_summary", attempt.discardedResultSummary());
         text(node, "certification_override", attempt.certificationOverride());
+        time(node, "unknown_at", attempt.unknownAt());
+        return node;
+    }
+
+    /** One event of a job's timeline (documented in the OpenAPI file as JobEvent). */
+    public static ObjectNode event(dev.onejob.core.ledger.JobTimeline.Event event) {
+        ObjectNode node = Json.object();
+        node.put("id", event.position().text());
+        node.put("type", event.type().wireName());
+        time(node, "at", event.at());
+        node.put("job_id", event.job().id().toString());
+        Attempt attempt = event.attempt();
+        if (attempt != null) {
+            node.put("attempt_id", attempt.id().toString());
+            node.put("attempt_number", attempt.number());
+            node.put("provider", attempt.provider());
+        }
+        switch (event.type()) {
+            case ATTEMPT_CREATED -> text(node, "certification_override", attempt.certificationOverride());
+            case ATTEMPT_STARTED -> time(node, "soft_deadline", attempt.softDeadline());
+            case ATTEMPT_SUCCEEDED, ATTEMPT_FAILED, ATTEMPT_CANCELLED -> {
+                var latency = event.latency();
+                if (latency == null) {
+                    node.putNull("latency_ms");
+                } else {
+                    node.put("latency_ms", latency.toMillis());
+                }
+                text(node, "provider_request_id", attempt.providerRequestId());
+                if (attempt.errorCode() == null) {
+                    node.putNull("error");
+                } else {
+                    ObjectNode error = node.putObject("error");
+                    error.put("code", attempt.errorCode());
+                    text(error, "message", attempt.errorMessage());
+                }
+            }
+            case ATTEMPT_DISCARDED -> {
+                text(node, "lost_reason", attempt.lostReason() == null ? null : attempt.lostReason().wireName());
+                text(node, "discarded_result_sha256", attempt.discardedResultSha256());
+                text(node, "discarded_result_summary", attempt.discardedResultSummary());
+            }
+            case OPERATOR_ACTION -> {
+                var action = event.action();
+                text(node, "attempt_id", action.attemptId() == null ? null : action.attemptId().toString());
+                node.put("actor", action.actor());
+                node.put("action", action.action());
+                node.put("reason", action.reason());
+            }
+            case JOB_FINISHED -> {
+                Job job = event.job();
+                node.put("job_status", job.status().name());
+                text(node, "completed_by", job.completedBy() == null ? null : job.completedBy().toString());
+                node.set("result", job.result() == null ? Json.MAPPER.nullNode() : job.result());
+                if (job.errorCode() == null) {
+                    node.putNull("error");
+                } else {
+                    ObjectNode error = node.putObject("error");
+                    error.put("code", job.errorCode());
+                    text(error, "message", job.errorMessage());
+                }
+            }
+            default -> {
+            }
+        }
         return node;
     }
 

@@ -18,7 +18,9 @@ import dev.onejob.core.ledger.TransitionOutcome;
 import dev.onejob.ingest.IngestMetrics;
 import dev.onejob.ingest.JobRequests;
 import dev.onejob.ingest.Principal;
+import dev.onejob.core.ledger.LedgerQueries.JobHistory;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -38,13 +40,17 @@ final class JobsApi {
     private final java.util.function.Function<NewJob, java.util.concurrent.CompletableFuture<SubmitOutcome>> submitter;
     /** Throws the 503 overloaded problem while the workers' backlog is over its bound. */
     private final Runnable admitSubmission;
+    private final JobWaits waits;
+    private final Duration maxWait;
 
     JobsApi(LedgerStore ledger,
             java.util.function.Function<NewJob, java.util.concurrent.CompletableFuture<SubmitOutcome>> submitter,
             Runnable admitSubmission,
             JobRequests requests, ProviderGate gate, IngestMetrics metrics, int maxBodyBytes,
-            double submissionsPerOwnerPerSecond) {
+            double submissionsPerOwnerPerSecond, JobWaits waits, Duration maxWait) {
         this.ledger = ledger;
+        this.waits = waits;
+        this.maxWait = maxWait;
         this.submitter = submitter;
         this.admitSubmission = admitSubmission;
         this.requests = requests;
@@ -88,35 +94,53 @@ final class JobsApi {
             throw Problem.invalidRequest("the job request is not valid: " + String.join("; ", validated.problems()),
                     validated.problems());
         }
+        Optional<Duration> wait = Prefer.waitFor(exchange.headers("Prefer"), maxWait);
         exchange.later();
         submitter.apply(validated.job()).whenCompleteAsync((outcome, error) -> {
+            boolean answered = true;
             try {
                 if (error != null) {
                     later.failed(exchange, error instanceof java.util.concurrent.CompletionException
                             && error.getCause() != null ? error.getCause() : error);
                 } else {
-                    answer(exchange, caller, outcome);
+                    answered = answer(exchange, caller, outcome, wait, later);
                 }
             } catch (IOException | RuntimeException e) {
                 later.failed(exchange, e);
             } finally {
-                later.finished(exchange);
+                if (answered) {
+                    later.finished(exchange);
+                }
             }
         }, executor);
     }
 
-    private void answer(HttpCall exchange, Principal caller, SubmitOutcome outcome) throws IOException {
+    /** Answers the submission now, or (with a wait and a job not finished) later: false then. */
+    private boolean answer(HttpCall exchange, Principal caller, SubmitOutcome outcome, Optional<Duration> wait,
+                           Later later) throws IOException {
         if (outcome instanceof SubmitOutcome.Created created) {
             metrics.submitted("http", "created");
             log.info("event=job_created channel=http job={} owner={} attempt={} provider={}", created.job().id(),
                     caller.ownerId(), created.firstAttempt().id(), created.firstAttempt().provider());
             exchange.setHeader("Location", "/v1/jobs/" + created.job().id());
+            if (wait.isPresent()) {
+                waits.answerWhenFinished(exchange, created.job().id(), wait.get(), 201, JobsApi::jobView, later);
+                return false;
+            }
             Exchanges.sendJson(exchange, 201, JobJson.job(created.job(), java.util.List.of(created.firstAttempt())));
         } else if (outcome instanceof SubmitOutcome.Replayed replayed) {
             metrics.submitted("http", "replayed");
             log.info("event=job_replayed channel=http job={} owner={}", replayed.job().id(), caller.ownerId());
             exchange.setHeader("Location", "/v1/jobs/" + replayed.job().id());
             exchange.setHeader("Idempotent-Replayed", "true");
+            if (wait.isPresent() && !replayed.job().status().isFinished()) {
+                // A duplicate waits on the same job as the first submission: one job, however many wait on it.
+                waits.answerWhenFinished(exchange, replayed.job().id(), wait.get(), 200, JobsApi::jobView, later);
+                return false;
+            }
+            if (wait.isPresent()) {
+                exchange.setHeader("Preference-Applied", Prefer.applied(wait.get()));
+            }
             Exchanges.sendJson(exchange, 200, JobJson.job(replayed.job(), ledger.attempts(replayed.job().id()),
                     ledger.operatorActions(replayed.job().id())));
         } else if (outcome instanceof SubmitOutcome.Refused refused) {
@@ -135,10 +159,18 @@ final class JobsApi {
                             + "different request; use a new key for a new intent")
                     .with("job_id", conflict.existingJobId().toString());
         }
+        return true;
     }
 
-    void get(HttpCall exchange, Principal caller, String id) throws IOException {
+    /** The job; with {@code Prefer: wait=N}, once it is finished or N seconds have passed. */
+    void get(HttpCall exchange, Principal caller, String id, Later later) throws IOException {
         Job job = ownedJob(caller, id);
+        Optional<Duration> wait = Prefer.waitFor(exchange.headers("Prefer"), maxWait);
+        if (wait.isPresent() && !job.status().isFinished()) {
+            waits.answerWhenFinished(exchange, job.id(), wait.get(), 200, this::view, later);
+            return;
+        }
+        wait.ifPresent(w -> exchange.setHeader("Preference-Applied", Prefer.applied(w)));
         Exchanges.sendJson(exchange, 200, view(job));
     }
 
@@ -278,9 +310,19 @@ final class JobsApi {
         Exchanges.sendJson(exchange, 200, answer);
     }
 
+    /** A job as a submission's answer shows it. */
+    private static ObjectNode jobView(JobHistory history) {
+        return JobJson.job(history.job(), history.attempts(), history.actions());
+    }
+
     /** The job with its attempts and whether its target is certified for its contract (shown, never enforced). */
-    private com.fasterxml.jackson.databind.node.ObjectNode view(Job job) {
-        var node = JobJson.job(job, ledger.attempts(job.id()), ledger.operatorActions(job.id()));
+    private ObjectNode view(Job job) {
+        return view(new JobHistory(job, ledger.attempts(job.id()), ledger.operatorActions(job.id())));
+    }
+
+    private ObjectNode view(JobHistory history) {
+        Job job = history.job();
+        var node = JobJson.job(job, history.attempts(), history.actions());
         var certification = node.putObject("target_certification");
         java.util.Optional<String> whyNot = gate.whyNot(job, job.targetProvider());
         certification.put("certified", whyNot.isEmpty());

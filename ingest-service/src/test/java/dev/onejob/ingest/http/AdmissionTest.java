@@ -219,6 +219,14 @@ class AdmissionTest {
                 return null;
             }
 
+            public java.util.List<String> headers(String name) {
+                return java.util.List.of();
+            }
+
+            public Stream stream(int status, String contentType) {
+                throw new UnsupportedOperationException("admission never streams");
+            }
+
             public InputStream body() {
                 return InputStream.nullInputStream();
             }

@@ -81,6 +81,11 @@ public final class ApiClient {
         return send(request(path).GET());
     }
 
+    /** A GET with {@code Prefer: wait=N}: the server answers once the job is finished or after N seconds. */
+    public Response getWaiting(String path, Duration wait) {
+        return send(request(path).timeout(timeout.plus(wait)).header("Prefer", "wait=" + wait.toSeconds()).GET());
+    }
+
     public Response post(String path, Map<String, String> headers, JsonNode body) {
         HttpRequest.Builder request = request(path).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body == null ? "{}" : Json.write(body)));

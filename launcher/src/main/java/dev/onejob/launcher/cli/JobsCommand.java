@@ -14,7 +14,7 @@ import picocli.CommandLine.Parameters;
  * job (as text or, with {@code --json}, the API's JSON) and an exit status from the answer.
  */
 @Command(name = "jobs", mixinStandardHelpOptions = true, subcommands = JobsListCommand.class,
-        description = "Look at jobs and cancel them.")
+        description = "Look at jobs, wait for them and cancel them.")
 public final class JobsCommand {
     private final CliContext context;
 
@@ -46,6 +46,45 @@ public final class JobsCommand {
         ApiClient.Response response = api.client(context).post("/v1/jobs/" + jobId + "/cancel", Map.of(), null);
         return answer(response, json, "cancelling job " + jobId);
     }
+
+    @Command(name = "wait", mixinStandardHelpOptions = true,
+            description = {"Waits for a job to finish and shows it: exit 0 when it SUCCEEDED, 1 when it FAILED or was"
+                    + " CANCELLED, or when --timeout passed first (the job is then shown as it is).",
+                "Talks to the HTTP API (GET /v1/jobs/{id} with Prefer: wait=N): the server answers the moment the job"
+                        + " ends, so nothing polls; a timeout longer than the server's HTTP_MAX_WAIT is several waits."})
+    int await(@Parameters(paramLabel = "JOB_ID", description = "The job's id.") UUID jobId,
+              @Mixin ApiOptions api,
+              @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "5m",
+                      converter = DurationConverter.class,
+                      description = "How long to wait at most (30s, 5m, 1h; default ${DEFAULT-VALUE}).")
+              java.time.Duration timeout,
+              @Option(names = "--json", description = "Print the API's JSON (the OpenAPI Job) instead of text.")
+              boolean json) {
+        ApiClient client = api.client(context);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        ApiClient.Response response;
+        String status;
+        do {
+            java.time.Duration left = java.time.Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+            // Whole seconds, as Prefer: wait takes them; at least one, so the last round still asks the server.
+            response = client.getWaiting("/v1/jobs/" + jobId, java.time.Duration.ofSeconds(Math.max(1,
+                    Math.min(60, left.toSeconds()))));
+            if (!response.ok()) {
+                return answer(response, json, "job " + jobId);
+            }
+            status = response.body().path("status").asText();
+        } while (!FINISHED.contains(status) && System.nanoTime() < deadline);
+        answer(response, json, "job " + jobId);
+        if (!FINISHED.contains(status)) {
+            throw new CliFailure(ExitCode.REFUSED, "job " + jobId + " is still " + status + " after " + timeout);
+        }
+        if (!status.equals("SUCCEEDED")) {
+            throw new CliFailure(ExitCode.REFUSED, "job " + jobId + " ended " + status);
+        }
+        return ExitCode.OK;
+    }
+
+    private static final java.util.Set<String> FINISHED = java.util.Set.of("SUCCEEDED", "FAILED", "CANCELLED");
 
     private int answer(ApiClient.Response response, boolean json, String what) {
         if (json) {

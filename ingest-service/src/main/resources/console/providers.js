@@ -110,7 +110,9 @@ async function recertify(provider, contract) {
   render();
   try {
     // Certification runs the contract's checks against the provider; it can take several seconds.
-    report(await api('/v1/certifications', { method: 'POST', body: { provider, contract } }));
+    // The answer lists one stored result per (provider, contract) certified: here exactly one.
+    const answer = await api('/v1/certifications', { method: 'POST', body: { provider, contract } });
+    for (const cert of answer.certifications ?? []) report(cert);
   } catch (err) {
     showError(err);
   } finally {

@@ -126,7 +126,7 @@ class TopicRecordsTest {
 
     private static Attempt attempt(UUID id, int number, AttemptStatus status) {
         return new Attempt(id, JOB, number, "openai", status, 1, NOW, NOW, NOW, null, NOW, null, null, null, null,
-                status == AttemptStatus.DISCARDED ? LossReason.LOST_CAS : null, null, null, null, null);
+                status == AttemptStatus.DISCARDED ? LossReason.LOST_CAS : null, null, null, null, null, null);
     }
 
     private static List<ConsumerRecord<byte[], byte[]>> records(String topic, JsonNode value) {

@@ -167,10 +167,24 @@ public final class JobTimeline {
         return events;
     }
 
-    /** Whether anything may still happen to the job: it is not final, or an attempt of it may still answer. */
-    public static boolean mayChange(LedgerQueries.JobHistory history) {
+    /**
+     * Whether anything may still happen to the job at {@code now}: it is not final, or an attempt of it may still
+     * answer. A live attempt may; so may one ended out of band while its call ran (resolved by an operator, or
+     * cancelled), until its worker's {@code abandon_after}: its late answer is then discarded, which is an event.
+     */
+    public static boolean mayChange(LedgerQueries.JobHistory history, Instant now) {
         return !history.job().status().isFinished()
-                || history.attempts().stream().anyMatch(a -> a.status().isLive());
+                || history.attempts().stream().anyMatch(a -> a.status().isLive()
+                        || endedOutOfBandWhileCalling(a, history.actions()) && now.isBefore(a.abandonAfter()));
+    }
+
+    private static boolean endedOutOfBandWhileCalling(Attempt a, List<OperatorAction> actions) {
+        if (a.startedAt() == null || a.abandonAfter() == null) {
+            return false;
+        }
+        // A worker never reports CANCELLED; FAILED is out of band only when an operator resolved it so.
+        return a.status() == AttemptStatus.CANCELLED || a.status() == AttemptStatus.FAILED
+                && actions.stream().anyMatch(action -> a.id().equals(action.attemptId()));
     }
 
     private record Pending(Type type, Instant at, Attempt attempt, int phase, OperatorAction action,

@@ -19,7 +19,8 @@ final class LedgerRows {
     static final String ATTEMPT_COLUMNS = """
             id, job_id, number, provider, status, job_version, created_at, updated_at, started_at, soft_deadline,
             finished_at, error_code, error_message, retryable, provider_request_id, lost_reason,
-            discarded_result_sha256, certification_override, unknown_at, discarded_result_summary""";
+            discarded_result_sha256, certification_override, unknown_at, discarded_result_summary,
+            abandon_after""";
 
     private LedgerRows() {
     }
@@ -47,7 +48,8 @@ final class LedgerRows {
                 row.getString("provider_request_id"),
                 lostReason == null ? null : LossReason.fromWireName(lostReason),
                 row.getString("discarded_result_sha256"), row.getString("certification_override"),
-                instant(row, "unknown_at"), row.getString("discarded_result_summary"));
+                instant(row, "unknown_at"), row.getString("discarded_result_summary"),
+                instant(row, "abandon_after"));
     }
 
     static Instant instant(ResultSet row, String column) throws SQLException {

@@ -27,7 +27,8 @@ class JobTimelineTest {
                                    Instant unknown, Instant finished, Instant updated, LossReason lost) {
         return new Attempt(UUID.randomUUID(), JOB, number, number == 1 ? "primary" : "backup", status, 1, created,
                 updated, started, started == null ? null : started.plusSeconds(1), finished, null, null, null, null,
-                lost, lost == null ? null : "ab".repeat(32), null, unknown, lost == null ? null : "{\"x\":1}");
+                lost, lost == null ? null : "ab".repeat(32), null, unknown, lost == null ? null : "{\"x\":1}",
+                started == null ? null : started.plusSeconds(20));
     }
 
     private static Job job(JobStatus status, Instant finished) {
@@ -98,11 +99,38 @@ class JobTimelineTest {
     void aFinishedJobMayStillChangeWhileOneOfItsAttemptsIsLive() {
         Attempt live = attempt(1, AttemptStatus.UNKNOWN, t(0), t(1), t(3), null, t(3), null);
         Attempt cancelledJobsOther = attempt(2, AttemptStatus.CANCELLED, t(4), null, null, t(5), t(5), null);
-        assertTrue(JobTimeline.mayChange(new JobHistory(job(JobStatus.CANCELLED, t(5)), List.of(live), List.of())));
+        assertTrue(JobTimeline.mayChange(new JobHistory(job(JobStatus.CANCELLED, t(5)), List.of(live), List.of()),
+                t(6)));
         assertFalse(JobTimeline.mayChange(new JobHistory(job(JobStatus.CANCELLED, t(5)),
-                List.of(cancelledJobsOther), List.of())));
+                List.of(cancelledJobsOther), List.of()), t(6)));
         assertTrue(JobTimeline.mayChange(new JobHistory(job(JobStatus.RUNNING, null), new ArrayList<>(),
-                List.of())));
+                List.of()), t(6)));
+    }
+
+    @Test
+    void anAttemptEndedOutOfBandWhileItsCallRanMayStillAnswerUntilItsWorkerCountsAsVanished() {
+        // given A resolved FAILED by an operator while UNKNOWN (its call may still answer until t(21)), B won
+        Attempt resolved = attempt(1, AttemptStatus.FAILED, t(0), t(1), t(3), t(4), t(4), null);
+        Attempt won = attempt(2, AttemptStatus.SUCCEEDED, t(4), t(5), null, t(6), t(6), null);
+        OperatorAction resolve = new OperatorAction(JOB, resolved.id(), "ops", OperatorAction.RESOLVE_FAILED,
+                "hanging", t(4));
+        JobHistory finished = new JobHistory(job(JobStatus.SUCCEEDED, t(6)), List.of(resolved, won),
+                List.of(resolve));
+
+        // then the job may still change (the late answer would be discarded, an event) until A's abandon_after
+        assertTrue(JobTimeline.mayChange(finished, t(7)));
+        assertFalse(JobTimeline.mayChange(finished, t(21)));
+
+        // and an attempt its own worker failed has said its last word
+        JobHistory failedByItsWorker = new JobHistory(job(JobStatus.SUCCEEDED, t(6)), List.of(resolved, won),
+                List.of());
+        assertFalse(JobTimeline.mayChange(failedByItsWorker, t(7)));
+
+        // and a started attempt cancelled with its job may answer too, until its abandon_after
+        Attempt cancelled = attempt(1, AttemptStatus.CANCELLED, t(0), t(1), null, t(2), t(2), null);
+        JobHistory cancelledJob = new JobHistory(job(JobStatus.CANCELLED, t(2)), List.of(cancelled), List.of());
+        assertTrue(JobTimeline.mayChange(cancelledJob, t(3)));
+        assertFalse(JobTimeline.mayChange(cancelledJob, t(22)));
     }
 
     @Test

@@ -12,6 +12,7 @@ import dev.onejob.ingest.Principal;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ScheduledFuture;
@@ -20,7 +21,7 @@ import java.util.concurrent.ScheduledFuture;
  * {@code GET /v1/jobs/{id}/events}: what happened to a job ({@link JobTimeline}), as JSON, or followed live as
  * Server-Sent Events when the caller accepts {@code text/event-stream}. A stream sends what the caller has not seen
  * (all of it, or what follows its {@code Last-Event-ID}), then each event as the ledger shows it, and ends once the job
- * is finished and none of its attempts may still answer; a reconnect with nothing left to send gets 204, which tells an
+ * is finished and none of its attempts may still answer (one ended out of band may, until its abandon_after); a reconnect with nothing left to send gets 204, which tells an
  * EventSource to stop. A stream is one {@link JobWatch.Watcher}: no thread, no query of its own.
  */
 final class EventsApi {
@@ -48,7 +49,7 @@ final class EventsApi {
             return;
         }
         Position told = Position.parse(exchange.header("Last-Event-ID"));
-        if (JobTimeline.after(history, told).isEmpty() && !JobTimeline.mayChange(history)) {
+        if (JobTimeline.after(history, told).isEmpty() && !JobTimeline.mayChange(history, Instant.now())) {
             Exchanges.send(exchange, 204, "text/plain", new byte[0]);
             return;
         }
@@ -56,11 +57,7 @@ final class EventsApi {
         Follower follower = new Follower(history.job().id(), stream, told);
         // A reconnecting EventSource waits this long; the first line also commits the answer's head at once.
         stream.write("retry: 2000\n\n".getBytes(StandardCharsets.UTF_8));
-        ScheduledFuture<?> heartbeat = watch.every(() -> {
-            if (!stream.write(": keep-alive\n\n".getBytes(StandardCharsets.UTF_8))) {
-                stream.close();
-            }
-        }, HEARTBEAT);
+        ScheduledFuture<?> heartbeat = watch.every(follower::heartbeat, HEARTBEAT);
         stream.onClose(() -> {
             heartbeat.cancel(false);
             watch.unwatch(follower.jobId, follower);
@@ -75,6 +72,7 @@ final class EventsApi {
         private final UUID jobId;
         private final HttpCall.Stream stream;
         private Position told;
+        private JobHistory last;
 
         Follower(UUID jobId, HttpCall.Stream stream, Position told) {
             this.jobId = jobId;
@@ -87,12 +85,24 @@ final class EventsApi {
             if (!stream.isOpen()) {
                 return;
             }
+            last = history;
             List<JobTimeline.Event> events = JobTimeline.after(history, told);
             for (JobTimeline.Event event : events) {
                 stream.write(frame(event));
                 told = event.position();
             }
-            if (!JobTimeline.mayChange(history)) {
+            if (!JobTimeline.mayChange(history, Instant.now())) {
+                stream.close();
+            }
+        }
+
+        /**
+         * Keeps the connection alive, and ends the stream once nothing may change: a late answer that may come
+         * until an attempt's abandon_after changes nothing when it does not come.
+         */
+        synchronized void heartbeat() {
+            if (!stream.write(": keep-alive\n\n".getBytes(StandardCharsets.UTF_8))
+                    || last != null && !JobTimeline.mayChange(last, Instant.now())) {
                 stream.close();
             }
         }

@@ -1,7 +1,9 @@
 package dev.onejob.reconciler;
 
+import dev.onejob.core.db.DatabaseException;
 import dev.onejob.core.events.AttemptCompletion;
 import dev.onejob.core.ledger.Attempt;
+import dev.onejob.core.ledger.AttemptAnswer;
 import dev.onejob.core.ledger.AttemptFailure;
 import dev.onejob.core.ledger.CompletionOutcome;
 import dev.onejob.core.ledger.FailureOutcome;
@@ -9,16 +11,23 @@ import dev.onejob.core.ledger.LedgerStore;
 import dev.onejob.core.ledger.ProviderGate;
 import dev.onejob.core.ledger.TransitionOutcome;
 import dev.onejob.core.service.LogContext;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Applies one attempt completion to the ledger. Every step is idempotent by construction (the completion CAS, the
- * conditional transitions, outbox rows unique per attempt or job), so a completion processed twice after a crash
- * changes nothing the second time. The records it announces (job-results, race-audit, failover commands) are
- * written to the outbox in the same PostgreSQL transaction, never published from here: an aborted Kafka transaction
- * cannot lose them, and a replay that finds the work done cannot publish them twice.
+ * Applies attempt completions to the ledger: a poll's successes as sets, through one compare-and-swap statement per
+ * set ({@link LedgerStore#completeAll}), failures and UNKNOWN reports one at a time (a failure may fail over, which
+ * asks the certification gate). Every step is idempotent by construction (the completion CAS, the conditional
+ * transitions, outbox rows unique per attempt or job), so a completion processed twice after a crash changes nothing
+ * the second time. The records it announces (job-results, race-audit, failover commands) are written to the outbox
+ * in the same PostgreSQL transaction, never published from here: an aborted Kafka transaction cannot lose them, and a
+ * replay that finds the work done cannot publish them twice.
  */
 public final class CompletionHandler {
     private static final Logger log = LoggerFactory.getLogger(CompletionHandler.class);
@@ -43,6 +52,71 @@ public final class CompletionHandler {
         this.metrics = metrics;
     }
 
+    /**
+     * Applies a poll's completions; what each did, in the order given. A job's completions are applied in the order
+     * they came: its n-th completion of the poll goes in the n-th round, and each round applies its successes as one
+     * set, then its other reports one by one.
+     */
+    public List<Applied> applyAll(List<AttemptCompletion> completions) {
+        Applied[] applied = new Applied[completions.size()];
+        for (List<Integer> round : rounds(completions)) {
+            List<Integer> successes = new ArrayList<>();
+            for (int i : round) {
+                if (completions.get(i).outcome() == AttemptCompletion.Outcome.SUCCEEDED) {
+                    successes.add(i);
+                } else {
+                    applied[i] = applyOrRefused(completions.get(i));
+                }
+            }
+            List<CompletionOutcome> outcomes = successes.isEmpty() ? List.of()
+                    : ledger.completeAll(successes.stream().map(completions::get).map(CompletionHandler::answer)
+                            .toList());
+            for (int k = 0; k < successes.size(); k++) {
+                AttemptCompletion completion = completions.get(successes.get(k));
+                try (LogContext ignored = LogContext.of(completion.jobId(), completion.attemptId())) {
+                    applied[successes.get(k)] = counted(completion, succeeded(completion, outcomes.get(k)));
+                }
+            }
+        }
+        return List.of(applied);
+    }
+
+    /** One report alone; Rejected with PostgreSQL's reason when it refuses the report's data (on every replay). */
+    private Applied applyOrRefused(AttemptCompletion completion) {
+        try {
+            return apply(completion);
+        } catch (DatabaseException e) {
+            if (DatabaseException.isDataRefusal(e)) {
+                return counted(completion, new Rejected("PostgreSQL refused to store it: " + e.getMessage()));
+            }
+            throw e;
+        }
+    }
+
+    /** Rounds of completions naming each job at most once, in the order they came. */
+    private static List<List<Integer>> rounds(List<AttemptCompletion> completions) {
+        List<List<Integer>> rounds = new ArrayList<>();
+        Map<UUID, Integer> seen = new HashMap<>();
+        for (int i = 0; i < completions.size(); i++) {
+            int round = seen.merge(completions.get(i).jobId(), 1, Integer::sum) - 1;
+            if (round == rounds.size()) {
+                rounds.add(new ArrayList<>());
+            }
+            rounds.get(round).add(i);
+        }
+        return rounds;
+    }
+
+    private static AttemptAnswer answer(AttemptCompletion completion) {
+        return new AttemptAnswer(completion.jobId(), completion.attemptId(), completion.provider(),
+                completion.result(), completion.providerRequestId());
+    }
+
+    private Applied counted(AttemptCompletion completion, Applied applied) {
+        metrics.applied(completion.outcome().name(), applied instanceof Done done ? done.event() : "rejected");
+        return applied;
+    }
+
     public Applied apply(AttemptCompletion completion) {
         try (LogContext ignored = LogContext.of(completion.jobId(), completion.attemptId())) {
             return applyInContext(completion);
@@ -51,10 +125,8 @@ public final class CompletionHandler {
 
     private Applied applyInContext(AttemptCompletion completion) {
         if (completion.outcome() == AttemptCompletion.Outcome.SUCCEEDED) {
-            // The hot path: the compare-and-swap's own transaction checks the attempt, the job and the provider.
-            Applied applied = succeeded(completion);
-            metrics.applied(completion.outcome().name(), applied instanceof Done done ? done.event() : "rejected");
-            return applied;
+            // The compare-and-swap's own statement checks the attempt, the job and the provider.
+            return counted(completion, succeeded(completion, ledger.completeAll(List.of(answer(completion))).get(0)));
         }
         Optional<Attempt> attempt = ledger.attempt(completion.attemptId());
         if (attempt.isEmpty()) {
@@ -77,9 +149,7 @@ public final class CompletionHandler {
         return applied;
     }
 
-    private Applied succeeded(AttemptCompletion completion) {
-        CompletionOutcome outcome = ledger.complete(completion.jobId(), completion.attemptId(), completion.provider(),
-                completion.result(), completion.providerRequestId());
+    private Applied succeeded(AttemptCompletion completion, CompletionOutcome outcome) {
         if (outcome instanceof CompletionOutcome.Won) {
             log.info("event=won job={} attempt={} provider={}", completion.jobId(), completion.attemptId(),
                     completion.provider());

@@ -16,10 +16,11 @@ import java.util.Map;
  * /health; {@code CERTIFY_INTERVAL} (off by default; null here) re-certifies every (provider, contract) pair on a
  * schedule; {@code CERTIFICATION_MAX_AGE} (default 168h) is how old a passing certification may be for failover;
  * {@code OUTBOX_RELAY} (default true) runs an outbox relay in this instance, so the failover commands, job results
- * and race-audit records it writes reach Kafka whether or not an ingest instance runs.
+ * and race-audit records it writes reach Kafka whether or not an ingest instance runs; {@code COMPLETION_THREADS}
+ * (default 2) is how many consumers of {@code attempt-completions} this instance runs.
  */
 public record ReconcilerConfig(DatabaseConfig database, KafkaConfig kafka, String applicationId, Path stateDir,
-                               Path providersFile, Path contractsDir, Duration sweepInterval, int streamThreads,
+                               Path providersFile, Path contractsDir, Duration sweepInterval, int completionThreads,
                                int metricsPort, Duration certifyInterval, Duration certificationMaxAge,
                                boolean relay, String instanceId) implements ServiceConfig {
     public static final String APPLICATION_ID = "result-reconciler";
@@ -34,7 +35,7 @@ public record ReconcilerConfig(DatabaseConfig database, KafkaConfig kafka, Strin
                 settings.path(Env.CONTRACTS_DIR, "config/contracts"),
                 settings.duration(Env.SWEEP_INTERVAL, Duration.ofSeconds(1), Duration.ofMillis(10),
                         Duration.ofMinutes(10)),
-                settings.integer(Env.STREAM_THREADS, 3, 1, 64),
+                settings.integer(Env.COMPLETION_THREADS, 2, 1, 64),
                 settings.integer(Env.METRICS_PORT, DEFAULT_METRICS_PORT, -1, 65535),
                 settings.optionalDuration(Env.CERTIFY_INTERVAL, Duration.ofSeconds(1), Duration.ofDays(365))
                         .orElse(null),

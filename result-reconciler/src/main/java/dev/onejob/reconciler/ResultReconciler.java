@@ -31,6 +31,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class ResultReconciler implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ResultReconciler.class);
+    /** The race statistics' Streams application id: the reconciler's group id plus this. */
+    public static final String RACE_STATS_SUFFIX = "-race-stats";
 
     private final ReconcilerConfig config;
     private final Database database;
@@ -69,7 +71,18 @@ public final class ResultReconciler implements AutoCloseable {
     }
 
     public void start() {
-        streams = new KafkaStreams(ReconcilerTopology.build(handler), streamsProperties());
+        // The relay first: loops stop in reverse order, so it stops last and publishes what the consumers wrote.
+        if (config.relay()) {
+            loops.start("outbox-relay", new OutboxRelay(database, config.database(), config.kafka(),
+                    config.instanceId() + "-relay", metrics.registry(), OutboxRelay.Hooks.NONE,
+                    OutboxRelay.DEFAULT_LEASE));
+        }
+        for (int i = 0; i < config.completionThreads(); i++) {
+            String name = config.instanceId() + "-completions-" + i;
+            loops.start("completions-" + i, CompletionConsumer.create(config.kafka(), config.applicationId(), name,
+                    config.applicationId() + "-" + name, handler));
+        }
+        streams = new KafkaStreams(RaceStatsTopology.build(), streamsProperties());
         ThreadRestarts restarts = ThreadRestarts.standard();
         streams.setUncaughtExceptionHandler(e -> {
             // Called on the failing stream thread: waiting here keeps its partitions from being replayed in a loop.
@@ -90,11 +103,6 @@ public final class ResultReconciler implements AutoCloseable {
         sweeper.start(config.sweepInterval());
         gauges = new LedgerGauges(database, metrics.registry());
         new KafkaStreamsMetrics(streams).bindTo(metrics.registry());
-        if (config.relay()) {
-            loops.start("outbox-relay", new OutboxRelay(database, config.database(), config.kafka(),
-                    config.instanceId() + "-relay", metrics.registry(), OutboxRelay.Hooks.NONE,
-                    OutboxRelay.DEFAULT_LEASE));
-        }
         if (config.metricsPort() >= 0) {
             try {
                 ops = OpsServer.start("0.0.0.0", config.metricsPort(), metrics.registry(), this::notReady);
@@ -103,8 +111,8 @@ public final class ResultReconciler implements AutoCloseable {
                         + config.metricsPort() + ": " + e.getMessage() + " (set METRICS_PORT, or -1 to turn it off)", e);
             }
         }
-        log.info("event=started service=result-reconciler application_id={} kafka={} guarantee=exactly_once_v2 "
-                        + "sweep_interval={} relay={} metrics={}", config.applicationId(),
+        log.info("event=started service=result-reconciler group={} completion_threads={} kafka={} "
+                        + "sweep_interval={} relay={} metrics={}", config.applicationId(), config.completionThreads(),
                 config.kafka().bootstrapServers(), config.sweepInterval(), config.relay(),
                 ops == null ? "off" : "http://0.0.0.0:" + ops.port() + "/metrics");
     }
@@ -118,7 +126,7 @@ public final class ResultReconciler implements AutoCloseable {
         return ops == null ? -1 : ops.port();
     }
 
-    /** Ready when the relay (if any) and the stream threads run and PostgreSQL answers. */
+    /** Ready when the completion consumers, the relay (if any) and the stream threads run and PostgreSQL answers. */
     private String notReady() {
         if (loops.dead().isPresent()) {
             return loops.dead().get();
@@ -135,11 +143,11 @@ public final class ResultReconciler implements AutoCloseable {
 
     private Properties streamsProperties() {
         Properties props = new Properties();
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, config.applicationId());
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, config.applicationId() + RACE_STATS_SUFFIX);
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafka().bootstrapServers());
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         props.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir().toString());
-        props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, config.streamThreads());
+        props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
         props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
         props.put(StreamsConfig.consumerPrefix("auto.offset.reset"), "earliest");
         props.put(StreamsConfig.consumerPrefix("session.timeout.ms"), 10_000);
@@ -166,7 +174,7 @@ public final class ResultReconciler implements AutoCloseable {
         if (streams != null) {
             streams.close(Duration.ofSeconds(10));
         }
-        // Last: the relay publishes what the stream threads wrote before they stopped.
+        // Last: the completion consumers stop, then the relay publishes what they wrote before they stopped.
         loops.close();
     }
 }

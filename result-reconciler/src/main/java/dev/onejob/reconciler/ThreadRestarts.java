@@ -6,9 +6,9 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * How long a failed stream thread waits before Kafka Streams replaces it: a failure that persists (PostgreSQL away
- * past {@link ReconcilerTopology#RETRY_BUDGET}) would otherwise replace threads back to back, each replaying the
- * same records and rebalancing the group. Waits double from 1 s to 30 s; a thread that failed more than
+ * How long a failed stream thread of the race statistics waits before Kafka Streams replaces it: a failure that
+ * persists (the broker refusing the state store's changelog) would otherwise replace threads back to back, each
+ * replaying the same records and rebalancing the group. Waits double from 1 s to 30 s; a thread that failed more than
  * {@link #QUIET} after the previous failure starts again at 1 s. Consulted from the failing stream thread by the
  * uncaught-exception handler, possibly from several threads, hence synchronized.
  */

@@ -30,7 +30,7 @@ class RaceStatsTopologyTest {
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "race-stats-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         // given the topology (the completion branch is not fed here)
-        try (TopologyTestDriver driver = new TopologyTestDriver(ReconcilerTopology.build(null), props)) {
+        try (TopologyTestDriver driver = new TopologyTestDriver(RaceStatsTopology.build(), props)) {
             var audits = driver.createInputTopic(Topics.RACE_AUDIT.name(), new StringSerializer(),
                     new JsonSerde().serializer());
             var stats = driver.createOutputTopic(Topics.RACE_AUDIT_STATS.name(), new StringDeserializer(),

@@ -89,16 +89,13 @@ public final class Targets {
         checks.add(atLeast("end-to-end", "End to end >= 0.25x the pgbench rate",
                 "end-to-end jobs/s (saturated) / pgbench insert tps (8 clients)",
                 results.value(Phases.END_TO_END, "jobs/s (saturated)"), pg, 0.25, List.of(Phases.END_TO_END),
-                "A job takes three PostgreSQL transactions across three services (its share of the intake's batch, "
-                        + "its share of the worker's one start statement per poll, and one transaction of its own in "
-                        + "the reconciler for the compare-and-swap and its job-results row), plus its share of the "
-                        + "relay's lease and mark-sent batches, and four Kafka hops, two of them transactional (the "
-                        + "relay; Streams exactly_once_v2, which commits every 100 ms). The reconciler's transaction "
-                        + "per completion is what is left per job: Kafka Streams' public API cannot apply a poll's "
-                        + "completions as one set (a task commits the offsets of every record its processors were "
-                        + "given, flushed or not), so closing this needs the compare-and-swap stage as a plain "
-                        + "consumer that commits offsets after one set-based transaction per poll, as the intake "
-                        + "does, with Streams kept for the race statistics."));
+                "Every stage is set-based now: a job is its share of the intake's batch, of the worker's one start "
+                        + "statement per poll and of the reconciler's one compare-and-swap statement per poll (with "
+                        + "its job-results rows), plus its share of the relay's lease and mark-sent batches, and "
+                        + "four Kafka hops, two of them transactional (the relay; the reconciler's offsets). What is "
+                        + "left per job is PostgreSQL writing and indexing its rows (a job, an attempt and its outbox "
+                        + "rows, each written again as it moves on) and every service parsing and writing its JSON; fewer "
+                        + "rows per job and answers written without a JSON tree are what remain."));
         checks.add(atLeast("vs-dbos", "onejob / DBOS >= 2.0", "onejob end-to-end jobs/s / DBOS jobs/s (saturated), "
                         + "the same closed-loop clients each waiting for its own result",
                 results.value(Phases.END_TO_END, "jobs/s (saturated)"), results.value(Phases.DBOS,
@@ -114,10 +111,10 @@ public final class Targets {
                 "onejob end-to-end p50 / DBOS p50, each at 50% of its own saturated rate", latencyRatio, "<= 3",
                 latencyRatio == null ? null : latencyRatio <= 3, List.of(Phases.END_TO_END),
                 "A job's result crosses job-requests or HTTP, the ledger, the relay, attempt-commands, the worker, "
-                        + "attempt-completions, the reconciler's Streams transaction (committed every 100 ms, and "
-                        + "read_committed readers see nothing before) and the relay again to job-results; DBOS "
-                        + "answers from the process that ran the step. The 100 ms Streams commit interval and the "
-                        + "relays' wake-ups are the floor; a shorter commit interval trades CPU for latency."));
+                        + "attempt-completions, the reconciler's poll (its ledger transaction; the result's outbox "
+                        + "row is published by a relay as soon as that commits) and the relay again to job-results; "
+                        + "DBOS answers from the process that ran the step. The relays' wake-ups, the consumers' "
+                        + "fetch waits and the transactional producers' commits on each hop are the floor."));
         checks.add(atMost("cpu-per-job", "CPU per finished job <= 1.0x DBOS's",
                 "onejob CPU ms per end-to-end job (its services, PostgreSQL, the broker) / DBOS's (peer, PostgreSQL)",
                 results.value(Phases.CPU_PER_JOB, CPU_ONEJOB), results.value(Phases.CPU_PER_JOB, CPU_PEER), 1.0,

@@ -53,7 +53,7 @@ public final class Env {
 
     // result-reconciler
     public static final String SWEEP_INTERVAL = "SWEEP_INTERVAL";
-    public static final String STREAM_THREADS = "STREAM_THREADS";
+    public static final String COMPLETION_THREADS = "COMPLETION_THREADS";
     public static final String STREAMS_STATE_DIR = "STREAMS_STATE_DIR";
     public static final String CERTIFY_INTERVAL = "CERTIFY_INTERVAL";
     public static final String CERTIFICATION_MAX_AGE = "CERTIFICATION_MAX_AGE";

@@ -5,10 +5,9 @@ import static dev.onejob.core.ledger.LedgerRows.JOB_COLUMNS;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.db.Database;
+import dev.onejob.core.db.DatabaseException;
 import dev.onejob.core.events.AttemptCommand;
 import dev.onejob.core.events.JobResult;
-import dev.onejob.core.events.RaceAudit;
-import dev.onejob.core.json.CanonicalJson;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.Topics;
 import dev.onejob.core.outbox.OutboxStore;
@@ -17,7 +16,10 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -89,19 +91,6 @@ public final class LedgerStore {
             SELECT id, job_id, coalesce(abandon_after, soft_deadline) AS abandon_after FROM attempts
             WHERE status = 'STARTING' AND coalesce(abandon_after, soft_deadline) < now()
             ORDER BY coalesce(abandon_after, soft_deadline) LIMIT ?""";
-    private static final String COMPLETE_JOB_IF_UNCLAIMED = """
-            UPDATE jobs SET status = 'SUCCEEDED', version = version + 1, completed_by = ?, result = ?::jsonb,
-                            finished_at = now()
-            WHERE id = ? AND version = ? AND completed_by IS NULL""";
-    private static final String MARK_ATTEMPT_SUCCEEDED = """
-            UPDATE attempts SET status = 'SUCCEEDED', finished_at = now(), provider_request_id = ?
-            WHERE id = ? AND status IN ('STARTING', 'UNKNOWN')""";
-    private static final String DISCARD_ATTEMPT_RESULT = """
-            UPDATE attempts SET status = 'DISCARDED', lost_reason = ?, discarded_result_sha256 = ?,
-                                discarded_result_summary = ?,
-                                provider_request_id = coalesce(provider_request_id, ?),
-                                finished_at = coalesce(finished_at, now())
-            WHERE id = ? AND status IN ('STARTING', 'UNKNOWN', 'CANCELLED', 'FAILED')""";
     private static final String FAIL_ATTEMPT_IF_LIVE = """
             UPDATE attempts SET status = 'FAILED', finished_at = now(), error_code = ?, error_message = ?, retryable = ?,
                                 offending_answer = ?
@@ -161,13 +150,13 @@ public final class LedgerStore {
 
     /**
      * One job alone; {@link SubmitOutcome.Refused} when PostgreSQL rejects its data
-     * ({@link dev.onejob.core.db.DatabaseException#isDataRefusal}), rethrown when it is down.
+     * ({@link DatabaseException#isDataRefusal}), rethrown when it is down.
      */
     private SubmitOutcome submitOrRefused(NewJob job) {
         try {
             return submit(job);
-        } catch (dev.onejob.core.db.DatabaseException e) {
-            if (dev.onejob.core.db.DatabaseException.isDataRefusal(e)) {
+        } catch (DatabaseException e) {
+            if (DatabaseException.isDataRefusal(e)) {
                 return new SubmitOutcome.Refused("PostgreSQL refused to store the request: " + e.getMessage());
             }
             throw e;
@@ -350,87 +339,66 @@ public final class LedgerStore {
 
     /**
      * The same, for a completion that names the provider it ran on: one that names another provider than the
-     * attempt's is rejected, in the same transaction as the compare-and-swap (no read before it). Null checks no
-     * provider.
+     * attempt's is rejected by the compare-and-swap's own statement (no read before it). Null checks no provider.
      */
     public CompletionOutcome complete(UUID jobId, UUID attemptId, String provider, JsonNode result,
                                       String providerRequestId) {
-        String resultJson = Json.write(result);
-        return database.inTransaction(connection -> {
-            Optional<Attempt> found = LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, attemptId);
-            if (found.isEmpty() || !found.get().jobId().equals(jobId)) {
-                return new CompletionOutcome.Rejected(attemptId, found.isEmpty()
-                        ? "no attempt " + attemptId + " in the ledger"
-                        : "attempt " + attemptId + " belongs to job " + found.get().jobId() + ", not " + jobId);
-            }
-            Attempt attempt = found.get();
-            if (provider != null && !attempt.provider().equals(provider)) {
-                return new CompletionOutcome.Rejected(attemptId, "attempt " + attemptId + " ran on "
-                        + attempt.provider() + ", not " + provider);
-            }
-            if (attempt.status() == AttemptStatus.PENDING) {
-                return new CompletionOutcome.Rejected(attemptId, "attempt was never started");
-            }
-            int won = LedgerSql.update(connection, COMPLETE_JOB_IF_UNCLAIMED, attemptId, resultJson, jobId,
-                    attempt.jobVersion());
-            if (won > 1) {
-                throw new IllegalStateException("completion CAS matched " + won + " rows for job " + jobId);
-            }
-            if (won == 1) {
-                LedgerSql.updateExactlyOne(connection, MARK_ATTEMPT_SUCCEEDED,
-                        "the version matched but the attempt was not live", providerRequestId, attemptId);
-                enqueueJobResult(connection, jobId);
-                return new CompletionOutcome.Won(jobId, attemptId);
-            }
-            return recordLoss(connection, jobId, attemptId, result, providerRequestId);
-        });
+        AttemptAnswer answer = new AttemptAnswer(jobId, attemptId, provider, result, providerRequestId);
+        return database.inTransaction(connection -> CompletionBatch.complete(connection, List.of(answer)).get(0));
     }
 
-    private CompletionOutcome recordLoss(Connection connection, UUID jobId, UUID attemptId, JsonNode result,
-                                         String providerRequestId) throws SQLException {
-        String resultSha256 = CanonicalJson.fingerprint(result);
-        Job job = lockJob(connection, jobId);
-        if (attemptId.equals(job.completedBy())) {
-            if (!CanonicalJson.fingerprint(job.result()).equals(resultSha256)) {
-                return new CompletionOutcome.Rejected(attemptId, "a second completion of the winning attempt carries "
-                        + "a different result; the first one stands");
+    /**
+     * Applies a poll's successful answers with one compare-and-swap statement per set ({@link CompletionBatch}):
+     * outcomes come back in the order given, each what {@link #complete} would answer for it alone, in this order.
+     * Answers for the same job go in successive sets, each its own transaction, so a job's answers are applied in
+     * the order they came. When PostgreSQL refuses a set for its data, each answer of that set is tried in a
+     * transaction of its own, so one bad answer cannot sink the others: it comes back
+     * {@link CompletionOutcome.Rejected} with PostgreSQL's reason.
+     */
+    public List<CompletionOutcome> completeAll(List<AttemptAnswer> answers) {
+        CompletionOutcome[] outcomes = new CompletionOutcome[answers.size()];
+        for (List<Integer> set : setsOfDistinctJobs(answers)) {
+            List<AttemptAnswer> members = set.stream().map(answers::get).toList();
+            List<CompletionOutcome> applied;
+            try {
+                applied = database.inTransaction(connection -> CompletionBatch.complete(connection, members));
+            } catch (DatabaseException batchFailed) {
+                if (!DatabaseException.isDataRefusal(batchFailed)) {
+                    throw batchFailed;
+                }
+                applied = members.stream().map(this::completeOrRefused).toList();
             }
-            return new CompletionOutcome.AlreadyApplied(jobId, attemptId);
-        }
-        Attempt loser = LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, attemptId).orElseThrow();
-        if (loser.status() == AttemptStatus.DISCARDED) {
-            if (!resultSha256.equals(loser.discardedResultSha256())) {
-                return new CompletionOutcome.Rejected(attemptId, "a second completion of a discarded attempt carries "
-                        + "a different result than the one discarded");
+            for (int k = 0; k < set.size(); k++) {
+                outcomes[set.get(k)] = applied.get(k);
             }
-            return new CompletionOutcome.Lost(jobId, attemptId, job.completedBy(), loser.lostReason(), false);
         }
-        LossReason reason = switch (loser.status()) {
-            case CANCELLED -> job.status() == JobStatus.CANCELLED ? LossReason.JOB_CANCELLED : LossReason.ATTEMPT_CANCELLED;
-            case FAILED -> LossReason.ATTEMPT_FAILED;
-            default -> LossReason.LOST_CAS;
-        };
-        LedgerSql.updateExactlyOne(connection, DISCARD_ATTEMPT_RESULT, "attempt " + attemptId + " cannot be discarded from "
-                + loser.status(), reason.wireName(), resultSha256, discardedSummary(result), providerRequestId, attemptId);
-        Attempt discarded = LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, attemptId).orElseThrow();
-        Attempt winner = job.completedBy() == null ? null
-                : LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, job.completedBy()).orElseThrow();
-        OutboxStore.enqueue(connection, Topics.RACE_AUDIT, attemptId.toString(), jobId.toString(),
-                LedgerEvents.raceAudit(job, winner, discarded, reason, resultSha256, Instant.now()).toJson(),
-                RaceAudit.VERSION);
-        return new CompletionOutcome.Lost(jobId, attemptId, job.completedBy(), reason, true);
+        return List.of(outcomes);
     }
 
-    /** The discarded answer in brief: its first characters as canonical JSON, and its size when cut. */
-    static String discardedSummary(JsonNode result) {
-        String text = CanonicalJson.canonicalize(result);
-        int limit = 200;
-        if (text.length() <= limit) {
-            return text;
+    /** The n-th answer of every job in the n-th set, so each set names a job at most once. */
+    private static List<List<Integer>> setsOfDistinctJobs(List<AttemptAnswer> answers) {
+        List<List<Integer>> sets = new ArrayList<>();
+        Map<UUID, Integer> seen = new HashMap<>();
+        for (int i = 0; i < answers.size(); i++) {
+            int round = seen.merge(answers.get(i).jobId(), 1, Integer::sum) - 1;
+            if (round == sets.size()) {
+                sets.add(new ArrayList<>());
+            }
+            sets.get(round).add(i);
         }
-        int cut = Character.isHighSurrogate(text.charAt(limit - 1)) ? limit - 1 : limit;
-        return text.substring(0, cut) + "... (" + text.getBytes(java.nio.charset.StandardCharsets.UTF_8).length
-                + " bytes)";
+        return sets;
+    }
+
+    private CompletionOutcome completeOrRefused(AttemptAnswer answer) {
+        try {
+            return database.inTransaction(connection -> CompletionBatch.complete(connection, List.of(answer)).get(0));
+        } catch (DatabaseException e) {
+            if (DatabaseException.isDataRefusal(e)) {
+                return new CompletionOutcome.Rejected(answer.attemptId(),
+                        "PostgreSQL refused to store it: " + e.getMessage());
+            }
+            throw e;
+        }
     }
 
     /**
@@ -494,7 +462,7 @@ public final class LedgerStore {
             if (action != null) {
                 record(connection, attempt, action);
             }
-            List<String> skipped = new java.util.ArrayList<>();
+            List<String> skipped = new ArrayList<>();
             Optional<String> next = nextProvider(job, attempt.provider(), decided, skipped);
             if (next.isPresent()) {
                 Attempt created = insertAttempt(connection, job, next.get(), job.version() + 1, null)

@@ -179,4 +179,68 @@ class CompletionIT {
         assertInstanceOf(CompletionOutcome.Rejected.class, ledger.store.complete(a.jobId(), a.id(), RESULT_A, null));
         assertEquals(JobStatus.QUEUED, ledger.store.job(a.jobId()).orElseThrow().status());
     }
+
+    @Test
+    void aSetOfAnswersGetsEachTheOutcomeItWouldGetAloneAndAJobsAnswersApplyInTheOrderTheyCame() {
+        // given three started jobs, and one with A cancelled out of band and B started
+        Attempt first = started("owner-a");
+        Attempt second = started("owner-b");
+        Attempt pendingOnly = ledger.submitted("owner-c").firstAttempt();
+        Attempt[] ab = ledger.cancelledThenFallback();
+
+        // when one set carries both jobs' answers, B's and then A's answer for the raced job, B's again, an answer
+        // for a PENDING attempt and one naming the wrong provider
+        List<CompletionOutcome> outcomes = ledger.store.completeAll(List.of(
+                new AttemptAnswer(first.jobId(), first.id(), "primary", RESULT_A, "r1"),
+                new AttemptAnswer(ab[1].jobId(), ab[1].id(), "backup", RESULT_B, "rb"),
+                new AttemptAnswer(second.jobId(), second.id(), "backup", RESULT_A, "r2"),
+                new AttemptAnswer(ab[0].jobId(), ab[0].id(), "primary", RESULT_A, "ra"),
+                new AttemptAnswer(ab[1].jobId(), ab[1].id(), "backup", RESULT_B, "rb"),
+                new AttemptAnswer(pendingOnly.jobId(), pendingOnly.id(), null, RESULT_A, null)));
+
+        // then
+        assertEquals(new CompletionOutcome.Won(first.jobId(), first.id()), outcomes.get(0));
+        assertEquals(new CompletionOutcome.Won(ab[1].jobId(), ab[1].id()), outcomes.get(1));
+        assertTrue(assertInstanceOf(CompletionOutcome.Rejected.class, outcomes.get(2)).reason()
+                .contains("ran on primary, not backup"));
+        var lost = assertInstanceOf(CompletionOutcome.Lost.class, outcomes.get(3));
+        assertEquals(ab[1].id(), lost.winner());
+        assertTrue(lost.firstReport());
+        assertEquals(new CompletionOutcome.AlreadyApplied(ab[1].jobId(), ab[1].id()), outcomes.get(4));
+        assertEquals("attempt was never started",
+                assertInstanceOf(CompletionOutcome.Rejected.class, outcomes.get(5)).reason());
+        assertEquals(AttemptStatus.STARTING, ledger.store.attempt(second.id()).orElseThrow().status());
+        assertEquals("r1", ledger.store.attempt(first.id()).orElseThrow().providerRequestId());
+        assertEquals(1, ledger.outboxEvents("job-results", first.jobId()));
+        assertEquals(1, ledger.outboxEvents("job-results", ab[0].jobId()));
+        assertEquals(1, ledger.outboxEvents("race-audit", ab[0].jobId()));
+        assertEquals(0, ledger.outboxEvents("job-results", second.jobId()));
+    }
+
+    @Test
+    void anAnswerPostgresRefusesIsRefusedAloneAndTheRestOfItsSetIsApplied() {
+        // given two started jobs, and an answer whose result PostgreSQL cannot store in jsonb (a U+0000 that no
+        // check upstream caught)
+        Attempt poisoned = started("owner-a");
+        Attempt next = started("owner-b");
+
+        // when both go in one set
+        List<CompletionOutcome> outcomes = ledger.store.completeAll(List.of(
+                new AttemptAnswer(poisoned.jobId(), poisoned.id(), null,
+                        Json.parse("{\"sentiment\":\"positive\",\"summary\":\"a\\u0000b\"}"), null),
+                new AttemptAnswer(next.jobId(), next.id(), null, RESULT_B, null)));
+
+        // then the poisoned one is refused with PostgreSQL's reason and nothing of it stored; the other won
+        assertTrue(assertInstanceOf(CompletionOutcome.Rejected.class, outcomes.get(0)).reason()
+                .startsWith("PostgreSQL refused to store it"));
+        assertEquals(AttemptStatus.STARTING, ledger.store.attempt(poisoned.id()).orElseThrow().status());
+        assertEquals(new CompletionOutcome.Won(next.jobId(), next.id()), outcomes.get(1));
+        assertEquals(RESULT_B, ledger.store.job(next.jobId()).orElseThrow().result());
+    }
+
+    private Attempt started(String owner) {
+        Attempt attempt = ledger.submitted(owner).firstAttempt();
+        assertInstanceOf(TransitionOutcome.Applied.class, ledger.store.start(attempt.id(), LedgerFixture.SOFT_TIMEOUT));
+        return attempt;
+    }
 }

@@ -14,52 +14,84 @@ import dev.onejob.core.ledger.JobStatus;
 import dev.onejob.core.ledger.ProviderGate;
 import dev.onejob.testing.TestDatabase;
 import java.nio.charset.StandardCharsets;
-import java.util.Properties;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.UUID;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.TestInputTopic;
-import org.apache.kafka.streams.TestOutputTopic;
-import org.apache.kafka.streams.TopologyTestDriver;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The completion branch of the topology under TopologyTestDriver, against the real ledger in PostgreSQL. */
-class CompletionTopologyIT {
+/**
+ * The completion loop over Kafka's own MockConsumer and a transactional MockProducer, against the real ledger in
+ * PostgreSQL: each poll is applied as a set, and its dead letters and offsets commit in one Kafka transaction after
+ * the ledger's. Against the real broker, {@link ReconcilerIT}.
+ */
+class CompletionConsumerIT {
+    private static final TopicPartition PARTITION = new TopicPartition(Topics.ATTEMPT_COMPLETIONS.name(), 0);
     private final ReconcilerFixture fixture = new ReconcilerFixture(Database.wrap(TestDatabase.shared().dataSource()));
-    private TopologyTestDriver driver;
-    private TestInputTopic<byte[], byte[]> completions;
-    private TestOutputTopic<byte[], byte[]> deadLetters;
+    private MockConsumer<byte[], byte[]> consumer;
+    private MockProducer<byte[], byte[]> producer;
+    private CompletionConsumer loop;
+    private long offset;
+    private int deadLettersRead;
 
     @BeforeEach
-    void startDriver() {
-        Properties props = new Properties();
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "completion-topology-test");
-        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        driver = new TopologyTestDriver(ReconcilerTopology.build(
-                new CompletionHandler(fixture.ledger, ProviderGate.ALLOW_ALL, new ReconcilerMetrics())), props);
-        completions = driver.createInputTopic(Topics.ATTEMPT_COMPLETIONS.name(), new ByteArraySerializer(),
-                new ByteArraySerializer());
-        deadLetters = driver.createOutputTopic(Topics.ATTEMPT_COMPLETIONS_DLQ.name(), new ByteArrayDeserializer(),
-                new ByteArrayDeserializer());
+    void startLoop() {
+        consumer = new MockConsumer<>("earliest");
+        producer = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+        producer.initTransactions();
+        loop = new CompletionConsumer(consumer, producer,
+                new CompletionHandler(fixture.ledger, ProviderGate.ALLOW_ALL, new ReconcilerMetrics()),
+                "result-reconciler");
+        consumer.assign(List.of(PARTITION));
+        consumer.updateBeginningOffsets(Map.of(PARTITION, 0L));
     }
 
-    @AfterEach
-    void stopDriver() {
-        driver.close();
+    /** Adds the records to the partition, then handles them as one poll. */
+    private void poll(List<byte[]> values, List<UUID> jobIds) {
+        for (int i = 0; i < values.size(); i++) {
+            consumer.addRecord(new ConsumerRecord<>(PARTITION.topic(), PARTITION.partition(), offset++,
+                    jobIds.get(i).toString().getBytes(StandardCharsets.UTF_8), values.get(i)));
+        }
+        loop.handleOrRewind(consumer.poll(Duration.ZERO));
+    }
+
+    private void poll(List<AttemptCompletion> completions) {
+        poll(completions.stream().map(c -> Json.write(c.toJson()).getBytes(StandardCharsets.UTF_8)).toList(),
+                completions.stream().map(AttemptCompletion::jobId).toList());
     }
 
     private void pipe(AttemptCompletion completion) {
-        completions.pipeInput(completion.jobId().toString().getBytes(StandardCharsets.UTF_8),
-                Json.write(completion.toJson()).getBytes(StandardCharsets.UTF_8));
+        poll(List.of(completion));
+    }
+
+    private void pipeRaw(UUID jobId, String value) {
+        poll(List.of(value.getBytes(StandardCharsets.UTF_8)), List.of(jobId));
     }
 
     private String deadLetterReason() {
-        var letter = deadLetters.readRecord();
-        return new String(letter.headers().lastHeader(Headers.DLQ_REASON).value(),
-                StandardCharsets.UTF_8);
+        List<ProducerRecord<byte[], byte[]>> letters = producer.history();
+        assertTrue(letters.size() > deadLettersRead, "a dead letter was expected");
+        var letter = letters.get(deadLettersRead++);
+        assertEquals(Topics.ATTEMPT_COMPLETIONS_DLQ.name(), letter.topic());
+        return new String(letter.headers().lastHeader(Headers.DLQ_REASON).value(), StandardCharsets.UTF_8);
+    }
+
+    private boolean noMoreDeadLetters() {
+        return producer.history().size() == deadLettersRead;
+    }
+
+    /** The offset the last committed Kafka transaction stored for the partition. */
+    private long committedOffset() {
+        var history = producer.consumerGroupOffsetsHistory();
+        return history.get(history.size() - 1).values().iterator().next().get(PARTITION).offset();
     }
 
     @Test
@@ -80,7 +112,7 @@ class CompletionTopologyIT {
         assertEquals(AttemptStatus.DISCARDED, fixture.ledger.attempt(ab[0].id()).orElseThrow().status());
         assertEquals(1, fixture.outbox(Topics.JOB_RESULTS.name(), job.id()));
         assertEquals(1, fixture.outbox(Topics.RACE_AUDIT.name(), job.id()));
-        assertTrue(deadLetters.isEmpty());
+        assertTrue(noMoreDeadLetters());
     }
 
     @Test
@@ -123,10 +155,9 @@ class CompletionTopologyIT {
         assertTrue(deadLetterReason().contains("ran on primary, not backup"));
         assertEquals(AttemptStatus.STARTING, fixture.ledger.attempt(a.id()).orElseThrow().status());
         // not JSON, and JSON that is not a completion
-        completions.pipeInput(a.jobId().toString().getBytes(StandardCharsets.UTF_8), "{oops".getBytes(StandardCharsets.UTF_8));
+        pipeRaw(a.jobId(), "{oops");
         assertTrue(deadLetterReason().contains("not valid JSON"));
-        completions.pipeInput(a.jobId().toString().getBytes(StandardCharsets.UTF_8),
-                "{\"attempt_id\":\"x\"}".getBytes(StandardCharsets.UTF_8));
+        pipeRaw(a.jobId(), "{\"attempt_id\":\"x\"}");
         assertTrue(deadLetterReason().contains("not a valid attempt completion"));
 
         assertEquals(AttemptStatus.STARTING, fixture.ledger.attempt(a.id()).orElseThrow().status());
@@ -160,7 +191,7 @@ class CompletionTopologyIT {
         assertEquals("backup", attempts.get(1).provider());
         assertEquals(AttemptStatus.PENDING, attempts.get(1).status());
         assertEquals(AttemptStatus.PENDING, fixture.ledger.attempt(pending.id()).orElseThrow().status());
-        assertTrue(deadLetters.isEmpty());
+        assertTrue(noMoreDeadLetters());
     }
 
     @Test
@@ -174,7 +205,7 @@ class CompletionTopologyIT {
 
         // then the first is parked with its reason, the ledger untouched for it, and the second is applied
         assertTrue(deadLetterReason().contains("U+0000"));
-        assertTrue(deadLetters.isEmpty());
+        assertTrue(noMoreDeadLetters());
         assertEquals(AttemptStatus.STARTING, fixture.ledger.attempt(poisoned.id()).orElseThrow().status());
         assertEquals(JobStatus.SUCCEEDED, fixture.ledger.job(next.jobId()).orElseThrow().status());
     }
@@ -187,5 +218,86 @@ class CompletionTopologyIT {
         assertEquals(AttemptStatus.UNKNOWN, fixture.ledger.attempt(a.id()).orElseThrow().status());
         assertEquals(JobStatus.UNKNOWN, fixture.ledger.job(a.jobId()).orElseThrow().status());
         assertEquals(1, fixture.ledger.attempts(a.jobId()).size());
+    }
+
+    @Test
+    void aPollOfAnswersRacesRedeliveriesAndAForgeryIsAppliedAsOneSetAndCommittedOnce() {
+        // given 100 started jobs, and 20 jobs with A cancelled out of band and B started
+        List<Attempt> single = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            single.add(fixture.startedJob("owner-" + (i % 7)));
+        }
+        List<Attempt[]> raced = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            raced.add(fixture.cancelledThenFallback());
+        }
+        Attempt forgedTarget = fixture.startedJob("owner-f");
+
+        // when one poll carries every answer, both answers of each raced job (B's twice), and a forged answer
+        List<AttemptCompletion> poll = new ArrayList<>();
+        for (Attempt a : single) {
+            poll.add(ReconcilerFixture.succeeded(a, ReconcilerFixture.RESULT_A));
+        }
+        for (Attempt[] ab : raced) {
+            poll.add(ReconcilerFixture.succeeded(ab[1], ReconcilerFixture.RESULT_B));
+            poll.add(ReconcilerFixture.succeeded(ab[0], ReconcilerFixture.RESULT_A));
+            poll.add(ReconcilerFixture.succeeded(ab[1], ReconcilerFixture.RESULT_B));
+        }
+        poll.add(new AttemptCompletion(UUID.randomUUID(), forgedTarget.jobId(), AttemptCompletion.Outcome.SUCCEEDED,
+                ReconcilerFixture.RESULT_B, null, null, "primary", "m", null, 1, java.time.Instant.now()));
+        poll(poll);
+
+        // then each job has its one result, each race one discarded answer and one audit, the forgery is a dead
+        // letter, and the poll's offsets were committed once, in the transaction that carried the dead letter
+        for (Attempt a : single) {
+            var job = fixture.ledger.job(a.jobId()).orElseThrow();
+            assertEquals(JobStatus.SUCCEEDED, job.status());
+            assertEquals(a.id(), job.completedBy());
+            assertEquals(AttemptStatus.SUCCEEDED, fixture.ledger.attempt(a.id()).orElseThrow().status());
+            assertEquals(1, fixture.outbox(Topics.JOB_RESULTS.name(), job.id()));
+        }
+        for (Attempt[] ab : raced) {
+            var job = fixture.ledger.job(ab[0].jobId()).orElseThrow();
+            assertEquals(ab[1].id(), job.completedBy());
+            assertEquals(ReconcilerFixture.RESULT_B, job.result());
+            assertEquals(AttemptStatus.DISCARDED, fixture.ledger.attempt(ab[0].id()).orElseThrow().status());
+            assertEquals(1, fixture.outbox(Topics.JOB_RESULTS.name(), job.id()));
+            assertEquals(1, fixture.outbox(Topics.RACE_AUDIT.name(), job.id()));
+        }
+        assertTrue(deadLetterReason().contains("no attempt"));
+        assertTrue(noMoreDeadLetters());
+        assertEquals(AttemptStatus.STARTING, fixture.ledger.attempt(forgedTarget.id()).orElseThrow().status());
+        assertTrue(producer.transactionCommitted());
+        assertEquals(1, producer.consumerGroupOffsetsHistory().size());
+        assertEquals(poll.size(), committedOffset());
+    }
+
+    @Test
+    void aPollWhoseKafkaTransactionFailsIsAbortedReadAgainAndAppliedOnce() {
+        // given a started job and a dead letter to be, and a broker that refuses the first commit
+        Attempt a = fixture.startedJob("owner-a");
+        List<byte[]> values = List.of(Json.write(ReconcilerFixture.succeeded(a, ReconcilerFixture.RESULT_A).toJson())
+                .getBytes(StandardCharsets.UTF_8), "{oops".getBytes(StandardCharsets.UTF_8));
+        producer.commitTransactionException = new org.apache.kafka.common.errors.TimeoutException("broker away");
+
+        // when the poll is handled: the ledger commits, the Kafka transaction does not
+        poll(values, List.of(a.jobId(), a.jobId()));
+
+        // then the transaction was aborted with nothing committed, and the consumer is back at the poll's start
+        assertTrue(producer.transactionAborted());
+        assertTrue(producer.consumerGroupOffsetsHistory().isEmpty());
+        assertEquals(0, consumer.position(PARTITION));
+        assertEquals(JobStatus.SUCCEEDED, fixture.ledger.job(a.jobId()).orElseThrow().status());
+
+        // when the broker is back and delivers the same records again from there
+        producer.commitTransactionException = null;
+        offset = 0;
+        poll(values, List.of(a.jobId(), a.jobId()));
+
+        // then the ledger answers the replay as applied (one result queued), one dead letter, offsets committed
+        assertEquals(1, fixture.outbox(Topics.JOB_RESULTS.name(), a.jobId()));
+        assertTrue(deadLetterReason().contains("not valid JSON"));
+        assertTrue(noMoreDeadLetters());
+        assertEquals(2, committedOffset());
     }
 }

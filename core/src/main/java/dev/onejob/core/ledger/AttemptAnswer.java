@@ -1,0 +1,11 @@
+package dev.onejob.core.ledger;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.UUID;
+
+/**
+ * A provider's answer for one attempt, as a completion reports it: the job it claims, the provider it claims to have
+ * run on (null checks none) and the result. The ledger checks every claim inside the compare-and-swap's statement.
+ */
+public record AttemptAnswer(UUID jobId, UUID attemptId, String provider, JsonNode result, String providerRequestId) {
+}

@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +23,7 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -46,24 +48,37 @@ import org.slf4j.LoggerFactory;
  * Consumes {@code attempt-completions} as group {@code result-reconciler}, one thread, one consumer, one
  * transactional producer. Each poll is applied to the ledger as a set ({@link CompletionHandler#applyAll}: one
  * compare-and-swap statement for its successes, so a full poll costs a few round trips, not one transaction per
- * completion), and the ledger commits first. Then one Kafka transaction carries the poll's dead letters (a record
- * that cannot be read, cannot be stored, names an attempt the ledger does not know, or that PostgreSQL refuses for
- * its data goes to {@code attempt-completions.dlq} with the reason in {@code onejob-dlq-reason}) together with the
- * poll's offsets ({@code sendOffsetsToTransaction} with the group's metadata, so a member fenced by a rebalance
- * cannot commit). A crash between the two commits replays the poll, which the ledger answers as already applied:
- * dead letters and offsets are exactly once, and the ledger's changes are idempotent.
+ * completion), and the ledger commits before anything else. A record that cannot be read, cannot be stored, names an
+ * attempt the ledger does not know, or that PostgreSQL refuses for its data goes to {@code attempt-completions.dlq}
+ * with the reason in {@code onejob-dlq-reason}.
+ *
+ * <p>The dead letters and the offsets go in a Kafka transaction that stays open across polls and commits every
+ * {@link #COMMIT_INTERVAL} (as Kafka Streams commits), before a rebalance takes partitions away, and at shutdown:
+ * offsets with {@code sendOffsetsToTransaction} and the group's metadata, so a member fenced by a rebalance cannot
+ * commit them. Offsets are therefore committed only after the ledger's commits for every record they cover; a crash
+ * before the Kafka commit replays those polls, which the ledger answers as already applied. Dead letters and offsets
+ * are exactly once; the ledger's changes are idempotent. Results do not wait for the Kafka commit: they reach
+ * {@code job-results} through the outbox, as soon as the ledger commits.
  *
  * <p>While PostgreSQL or the broker is away, the poll is read again after a backoff; the loop never dies of it.
  */
 final class CompletionConsumer implements Loops.Loop {
     private static final Logger log = LoggerFactory.getLogger(CompletionConsumer.class);
     static final int MAX_POLL_RECORDS = 500;
+    /** How long the Kafka transaction of the polls since the last commit stays open. */
+    static final Duration COMMIT_INTERVAL = Duration.ofMillis(100);
 
     private final Consumer<byte[], byte[]> consumer;
     private final Producer<byte[], byte[]> producer;
     private final CompletionHandler handler;
     private final String groupId;
+    private final long commitIntervalNanos;
     private final AtomicBoolean running = new AtomicBoolean(true);
+    /** The open transaction: the next offset per partition it covers, and where each partition was when it began. */
+    private final Map<TopicPartition, OffsetAndMetadata> uncommitted = new HashMap<>();
+    private final Map<TopicPartition, Long> committedPositions = new HashMap<>();
+    private long transactionStartedNanos;
+    private boolean transactionOpen;
     /** Waits between rereads of a poll while PostgreSQL or the broker is away; only the poll thread touches it. */
     private final Backoff backoff = Backoff.standard();
 
@@ -79,7 +94,7 @@ final class CompletionConsumer implements Loops.Loop {
         producerProps.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 10_000);
         return new CompletionConsumer(new KafkaConsumer<>(consumerProps, new ByteArrayDeserializer(),
                 new ByteArrayDeserializer()), new KafkaProducer<>(producerProps, new ByteArraySerializer(),
-                new ByteArraySerializer()), handler, groupId);
+                new ByteArraySerializer()), handler, groupId, COMMIT_INTERVAL);
     }
 
     /**
@@ -87,28 +102,32 @@ final class CompletionConsumer implements Loops.Loop {
      * tests), which this loop owns and closes.
      */
     CompletionConsumer(Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> producer,
-                       CompletionHandler handler, String groupId) {
+                       CompletionHandler handler, String groupId, Duration commitInterval) {
         this.consumer = consumer;
         this.producer = producer;
         this.handler = handler;
         this.groupId = groupId;
+        this.commitIntervalNanos = commitInterval.toNanos();
     }
 
     @Override
     public void run() {
         try {
             producer.initTransactions();
-            consumer.subscribe(List.of(Topics.ATTEMPT_COMPLETIONS.name()));
+            consumer.subscribe(List.of(Topics.ATTEMPT_COMPLETIONS.name()), new CommitBeforeRevoke());
             while (running.get()) {
-                ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(200));
+                ConsumerRecords<byte[], byte[]> records = consumer.poll(pollTimeout());
                 if (!records.isEmpty()) {
                     handleOrRewind(records);
                 }
+                commitIfDue();
             }
+            commitOrRewind();
         } catch (WakeupException e) {
             if (running.get()) {
                 throw e;
             }
+            commitOrRewind();
         } catch (RuntimeException e) {
             log.error("event=consumer_stopped group={} error={}", groupId, e.toString(), e);
             throw e;
@@ -118,25 +137,48 @@ final class CompletionConsumer implements Loops.Loop {
         }
     }
 
-    /** Handles a poll; on a failure that may pass, rewinds to its first records and waits before reading it again. */
+    /** Until the open transaction is due, at most 200 ms. */
+    private Duration pollTimeout() {
+        if (!transactionOpen) {
+            return Duration.ofMillis(200);
+        }
+        long left = transactionStartedNanos + commitIntervalNanos - System.nanoTime();
+        return Duration.ofNanos(Math.max(0, Math.min(left, Duration.ofMillis(200).toNanos())));
+    }
+
+    /** Commits the open transaction once it has been open for the commit interval. */
+    void commitIfDue() {
+        if (transactionOpen && System.nanoTime() - transactionStartedNanos >= commitIntervalNanos) {
+            commitOrRewind();
+        }
+    }
+
+    /**
+     * Handles a poll; when PostgreSQL fails for a reason that may pass, rewinds to the poll's first records (the
+     * polls before it in the open transaction stand: the ledger committed them) and waits before reading it again.
+     */
     void handleOrRewind(ConsumerRecords<byte[], byte[]> records) {
         try {
             handle(records);
             backoff.reset();
-        } catch (DatabaseException | RecoverableKafkaFailure e) {
-            Duration wait = backoff.next();
-            log.warn("event=poll_retry group={} error=\"{}\" failures={} action=rewind_and_retry_in_{}ms", groupId,
-                    e.getMessage(), backoff.failures(), wait.toMillis());
+        } catch (DatabaseException e) {
             for (TopicPartition partition : records.partitions()) {
                 if (consumer.assignment().contains(partition)) {
                     consumer.seek(partition, records.records(partition).get(0).offset());
                 }
             }
-            try {
-                Thread.sleep(wait.toMillis());
-            } catch (InterruptedException interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            waitAfter(e.getMessage());
+        }
+    }
+
+    private void waitAfter(String error) {
+        Duration wait = backoff.next();
+        log.warn("event=poll_retry group={} error=\"{}\" failures={} action=rewind_and_retry_in_{}ms", groupId,
+                error, backoff.failures(), wait.toMillis());
+        try {
+            Thread.sleep(wait.toMillis());
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -147,7 +189,7 @@ final class CompletionConsumer implements Loops.Loop {
         List<AttemptCompletion> readable = new ArrayList<>(all.size());
         List<Integer> readableIndex = new ArrayList<>(all.size());
         for (int i = 0; i < all.size(); i++) {
-            Object read = read(all.get(i));
+            Object read = CompletionRecords.read(all.get(i));
             if (read instanceof AttemptCompletion completion) {
                 readable.add(completion);
                 readableIndex.add(i);
@@ -161,88 +203,107 @@ final class CompletionConsumer implements Loops.Loop {
                 reasons[readableIndex.get(k)] = rejected.reason();
             }
         }
-        commit(all, reasons);
+        addToTransaction(all, reasons);
     }
 
-    /** The poll's dead letters and offsets in one Kafka transaction, after the ledger's commit. */
-    private void commit(List<ConsumerRecord<byte[], byte[]>> all, String[] reasons) {
+    /** The poll's dead letters and offsets join the open transaction (begun if none is), after the ledger's commit. */
+    private void addToTransaction(List<ConsumerRecord<byte[], byte[]>> all, String[] reasons) {
+        for (ConsumerRecord<byte[], byte[]> record : all) {
+            TopicPartition partition = new TopicPartition(record.topic(), record.partition());
+            committedPositions.putIfAbsent(partition, record.offset());
+            uncommitted.merge(partition, new OffsetAndMetadata(record.offset() + 1),
+                    (a, b) -> a.offset() >= b.offset() ? a : b);
+        }
         try {
-            producer.beginTransaction();
+            if (!transactionOpen) {
+                producer.beginTransaction();
+                transactionOpen = true;
+                transactionStartedNanos = System.nanoTime();
+            }
             for (int i = 0; i < all.size(); i++) {
                 if (reasons[i] != null) {
                     ConsumerRecord<byte[], byte[]> record = all.get(i);
                     log.warn("event=dead_lettered topic={} partition={} offset={} reason=\"{}\"", record.topic(),
                             record.partition(), record.offset(), reasons[i]);
-                    producer.send(deadLetter(record, reasons[i]));
+                    producer.send(CompletionRecords.deadLetter(record, reasons[i]));
                 }
             }
-            producer.sendOffsetsToTransaction(nextOffsets(all), consumer.groupMetadata());
+        } catch (ProducerFencedException | OutOfOrderSequenceException | AuthorizationException
+                 | UnsupportedVersionException e) {
+            throw e;
+        } catch (KafkaException e) {
+            abortAndRewind(e);
+        }
+    }
+
+    /**
+     * Commits the open transaction; when the broker refuses (a rebalance moved the partitions and the group's
+     * generation fences the offsets, or the broker is away), aborts it and reads its polls again from where it began,
+     * on the partitions still ours. The ledger answers them as already applied.
+     */
+    void commitOrRewind() {
+        if (!transactionOpen) {
+            return;
+        }
+        try {
+            producer.sendOffsetsToTransaction(new HashMap<>(uncommitted), consumer.groupMetadata());
             producer.commitTransaction();
+            transactionOpen = false;
+            uncommitted.clear();
+            committedPositions.clear();
         } catch (ProducerFencedException | OutOfOrderSequenceException | AuthorizationException
                  | UnsupportedVersionException e) {
             // This producer can do nothing more: the loop dies, /health says so, and the service is restarted.
             throw e;
         } catch (KafkaException e) {
-            // A rebalance moved the partitions (the group's generation fences the offsets), or the broker is away:
-            // abort, and read the poll again where it is still ours; the ledger answers it as already applied.
+            abortAndRewind(e);
+        }
+    }
+
+    private void abortAndRewind(KafkaException cause) {
+        if (transactionOpen) {
             try {
                 producer.abortTransaction();
             } catch (KafkaException abortFailed) {
-                throw new IllegalStateException("cannot abort the Kafka transaction of a poll: " + abortFailed,
-                        abortFailed);
+                throw new IllegalStateException("cannot abort the Kafka transaction of the completions: "
+                        + abortFailed, abortFailed);
             }
-            throw new RecoverableKafkaFailure("the poll's Kafka transaction did not commit: " + e, e);
+            transactionOpen = false;
         }
-    }
-
-    /** A completion, or why the record is dead-lettered before it reaches the ledger. */
-    private static Object read(ConsumerRecord<byte[], byte[]> record) {
-        if (record.value() == null) {
-            return "the record has no value";
-        }
-        AttemptCompletion completion;
-        try {
-            JsonNode tree = Json.MAPPER.readTree(record.value());
-            Optional<String> unstorable = StorableText.problem(tree);
-            if (unstorable.isPresent()) {
-                return "the completion cannot be stored: " + unstorable.get();
+        for (Map.Entry<TopicPartition, Long> start : committedPositions.entrySet()) {
+            if (consumer.assignment().contains(start.getKey())) {
+                consumer.seek(start.getKey(), start.getValue());
             }
-            completion = AttemptCompletion.fromJson(tree);
-        } catch (IOException e) {
-            return "the value is not valid JSON: " + e.getMessage().lines().findFirst().orElse("");
-        } catch (IllegalArgumentException e) {
-            return e.getMessage();
         }
-        if (record.key() == null || !completion.jobId().toString().equals(new String(record.key(),
-                StandardCharsets.UTF_8))) {
-            return "the record key must be the job id " + completion.jobId();
-        }
-        return completion;
+        uncommitted.clear();
+        committedPositions.clear();
+        waitAfter("the Kafka transaction did not commit: " + cause);
     }
 
-    private static ProducerRecord<byte[], byte[]> deadLetter(ConsumerRecord<byte[], byte[]> record, String reason) {
-        ProducerRecord<byte[], byte[]> letter = new ProducerRecord<>(Topics.ATTEMPT_COMPLETIONS_DLQ.name(), null,
-                record.key(), record.value(), record.headers());
-        letter.headers().add(Headers.DLQ_REASON, reason.getBytes(StandardCharsets.UTF_8));
-        letter.headers().add(Headers.DLQ_SOURCE, (record.topic() + "/" + record.partition() + "/" + record.offset())
-                .getBytes(StandardCharsets.UTF_8));
-        letter.headers().add(Headers.DLQ_DETECTED_AT, Instant.now().toString().getBytes(StandardCharsets.UTF_8));
-        return letter;
-    }
-
-    private static Map<TopicPartition, OffsetAndMetadata> nextOffsets(List<ConsumerRecord<byte[], byte[]>> records) {
-        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-        for (ConsumerRecord<byte[], byte[]> record : records) {
-            offsets.merge(new TopicPartition(record.topic(), record.partition()),
-                    new OffsetAndMetadata(record.offset() + 1), (a, b) -> a.offset() >= b.offset() ? a : b);
+    /** Commits what the open transaction holds before a rebalance gives its partitions to another member. */
+    private final class CommitBeforeRevoke implements ConsumerRebalanceListener {
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            commitOrRewind();
         }
-        return offsets;
-    }
 
-    /** The poll's Kafka transaction was aborted; reading the poll again is safe. */
-    static final class RecoverableKafkaFailure extends RuntimeException {
-        RecoverableKafkaFailure(String message, Throwable cause) {
-            super(message, cause);
+        @Override
+        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+        }
+
+        @Override
+        public void onPartitionsLost(Collection<TopicPartition> partitions) {
+            // Another member may own them already: these offsets must not be committed; the owner replays them.
+            if (transactionOpen) {
+                try {
+                    producer.abortTransaction();
+                } catch (KafkaException e) {
+                    throw new IllegalStateException("cannot abort the Kafka transaction of lost partitions: " + e, e);
+                }
+                transactionOpen = false;
+                uncommitted.clear();
+                committedPositions.clear();
+            }
         }
     }
 

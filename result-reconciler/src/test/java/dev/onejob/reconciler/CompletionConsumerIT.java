@@ -49,18 +49,19 @@ class CompletionConsumerIT {
         producer.initTransactions();
         loop = new CompletionConsumer(consumer, producer,
                 new CompletionHandler(fixture.ledger, ProviderGate.ALLOW_ALL, new ReconcilerMetrics()),
-                "result-reconciler");
+                "result-reconciler", Duration.ZERO);
         consumer.assign(List.of(PARTITION));
         consumer.updateBeginningOffsets(Map.of(PARTITION, 0L));
     }
 
-    /** Adds the records to the partition, then handles them as one poll. */
+    /** Adds the records to the partition, then handles them as one poll; with no commit interval, commits it. */
     private void poll(List<byte[]> values, List<UUID> jobIds) {
         for (int i = 0; i < values.size(); i++) {
             consumer.addRecord(new ConsumerRecord<>(PARTITION.topic(), PARTITION.partition(), offset++,
                     jobIds.get(i).toString().getBytes(StandardCharsets.UTF_8), values.get(i)));
         }
         loop.handleOrRewind(consumer.poll(Duration.ZERO));
+        loop.commitIfDue();
     }
 
     private void poll(List<AttemptCompletion> completions) {
@@ -299,5 +300,36 @@ class CompletionConsumerIT {
         assertTrue(deadLetterReason().contains("not valid JSON"));
         assertTrue(noMoreDeadLetters());
         assertEquals(2, committedOffset());
+    }
+
+    @Test
+    void pollsShareOneKafkaTransactionUntilItIsDueAndTheLedgerNeverWaitsForIt() {
+        // given a loop whose transaction stays open for an hour
+        loop = new CompletionConsumer(consumer, producer,
+                new CompletionHandler(fixture.ledger, ProviderGate.ALLOW_ALL, new ReconcilerMetrics()),
+                "result-reconciler", Duration.ofHours(1));
+        Attempt first = fixture.startedJob("owner-a");
+        Attempt second = fixture.startedJob("owner-b");
+
+        // when two polls are handled
+        pipe(ReconcilerFixture.succeeded(first, ReconcilerFixture.RESULT_A));
+        pipeRaw(second.jobId(), "{oops");
+        pipe(ReconcilerFixture.succeeded(second, ReconcilerFixture.RESULT_B));
+
+        // then the ledger has both, and nothing is committed to Kafka yet
+        assertEquals(JobStatus.SUCCEEDED, fixture.ledger.job(first.jobId()).orElseThrow().status());
+        assertEquals(JobStatus.SUCCEEDED, fixture.ledger.job(second.jobId()).orElseThrow().status());
+        assertTrue(producer.transactionInFlight());
+        assertTrue(producer.consumerGroupOffsetsHistory().isEmpty());
+
+        // when it commits (its time, a rebalance, or shutdown)
+        loop.commitOrRewind();
+
+        // then one transaction carries every poll's offsets and the dead letter
+        assertTrue(producer.transactionCommitted());
+        assertEquals(1, producer.consumerGroupOffsetsHistory().size());
+        assertEquals(3, committedOffset());
+        assertTrue(deadLetterReason().contains("not valid JSON"));
+        assertTrue(noMoreDeadLetters());
     }
 }

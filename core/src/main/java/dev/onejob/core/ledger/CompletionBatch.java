@@ -37,7 +37,7 @@ final class CompletionBatch {
      * Per answer, in the order given: what the ledger holds for its attempt (null when none), whether it won the
      * compare-and-swap, and whether its attempt was marked SUCCEEDED by the same statement (always, when it won).
      */
-    private static final String COMPLETE_ALL_IF_UNCLAIMED = """
+    static final String COMPLETE_ALL_IF_UNCLAIMED = """
             WITH answer AS (
                 SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[])
                     WITH ORDINALITY AS t(attempt_id, job_id, provider, result, provider_request_id, n)

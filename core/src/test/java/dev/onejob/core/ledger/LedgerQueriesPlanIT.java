@@ -142,6 +142,27 @@ class LedgerQueriesPlanIT {
     }
 
     @Test
+    void theCompareAndSwapOfAPollOfAnswersFindsItsAttemptsAndJobsByKey() throws SQLException {
+        // the attempts and jobs of ten real answers, and one for an attempt the ledger does not know
+        List<UUID[]> pairs = new ArrayList<>();
+        try (Connection c = db.dataSource().getConnection(); var s = c.createStatement();
+             ResultSet rows = s.executeQuery("SELECT id, job_id FROM attempts LIMIT 10")) {
+            while (rows.next()) {
+                pairs.add(new UUID[] {rows.getObject(1, UUID.class), rows.getObject(2, UUID.class)});
+            }
+        }
+        pairs.add(new UUID[] {UUID.randomUUID(), UUID.randomUUID()});
+        UUID[] attemptIds = pairs.stream().map(p -> p[0]).toArray(UUID[]::new);
+        UUID[] jobIds = pairs.stream().map(p -> p[1]).toArray(UUID[]::new);
+        String[] texts = pairs.stream().map(p -> "primary").toArray(String[]::new);
+        String[] results = pairs.stream().map(p -> "{}").toArray(String[]::new);
+        assertUsesIndex(new Statement(CompletionBatch.COMPLETE_ALL_IF_UNCLAIMED,
+                new Object[] {attemptIds, jobIds, texts, results, texts}), Set.of("attempts_pkey"));
+        assertUsesIndex(new Statement(CompletionBatch.COMPLETE_ALL_IF_UNCLAIMED,
+                new Object[] {attemptIds, jobIds, texts, results, texts}), Set.of("jobs_pkey"));
+    }
+
+    @Test
     void keysetPagesWalkAFiltersJobsOnceNewestFirst() {
         JobFilter failed = new JobFilter("big", EnumSet.of(JobStatus.FAILED), null, null, null, null);
         List<LedgerQueries.JobSummary> all = new ArrayList<>();

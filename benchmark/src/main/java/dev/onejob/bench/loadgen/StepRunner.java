@@ -3,10 +3,7 @@ package dev.onejob.bench.loadgen;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.json.Json;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -17,15 +14,25 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import org.eclipse.jetty.client.CompletableResponseListener;
+import org.eclipse.jetty.client.ContentResponse;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.Request;
+import org.eclipse.jetty.client.StringRequestContent;
+import org.eclipse.jetty.http.HttpMethod;
 
 /**
  * Runs one {@link LoadStep} against {@code POST /v1/jobs} (onejob's, or the peer's with the same shape) and
  * summarises it: answers by status, response latency, and when results are awaited, each distinct job's end-to-end
  * latency from the intended send time of its first request to its result (the first {@code job-results} record for
  * its job id, or the first 2xx answer when the server answers only once the work is done).
+ *
+ * <p>Requests go over the client's bounded pool of keep-alive connections ({@link LoadGenMain#CONNECTIONS}), as a
+ * service calling another does; a request that finds every connection busy waits in the client, and its latency
+ * counts from its intended send time all the same, so the wait is measured, not hidden.
  */
 final class StepRunner {
-    private static final int MAX_OUTSTANDING = 20_000;
+    static final int MAX_OUTSTANDING = 20_000;
 
     private final HttpClient client;
     private final Executor callbacks;
@@ -170,14 +177,12 @@ final class StepRunner {
     private CompletableFuture<Integer> send(JobRequestFactory.JobRequest job, long intended) {
         firstSend.putIfAbsent(job.key(), intended);
         sent.incrementAndGet();
-        HttpRequest request = HttpRequest.newBuilder(uri)
-                .timeout(Duration.ofSeconds(120))
-                .header("Authorization", "Bearer " + tokens.get(job.owner()))
-                .header("Idempotency-Key", job.key())
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(job.body()))
-                .build();
-        return client.sendAsync(request, HttpResponse.BodyHandlers.ofString()).handle((response, error) -> {
+        Request request = client.newRequest(uri).method(HttpMethod.POST)
+                .timeout(120, TimeUnit.SECONDS)
+                .headers(headers -> headers.put("Authorization", "Bearer " + tokens.get(job.owner()))
+                        .put("Idempotency-Key", job.key()))
+                .body(new StringRequestContent("application/json", job.body()));
+        return new CompletableResponseListener(request, 16 * 1024 * 1024).send().handle((response, error) -> {
             long now = System.nanoTime();
             latency.add(now - intended);
             lastAnswer.accumulateAndGet(now, Math::max);
@@ -187,8 +192,8 @@ final class StepRunner {
                 firstError.compareAndSet(null, error.toString());
                 return -1;
             }
-            int status = response.statusCode();
-            response.headers().firstValue("Retry-After").ifPresent(value -> {
+            int status = response.getStatus();
+            java.util.Optional.ofNullable(response.getHeaders().get("Retry-After")).ifPresent(value -> {
                 try {
                     lastRetryAfterMs.set(Long.parseLong(value.trim()) * 1000);
                 } catch (NumberFormatException ignored) {
@@ -196,19 +201,19 @@ final class StepRunner {
                 }
             });
             statuses.computeIfAbsent(status, s -> new AtomicLong()).incrementAndGet();
-            if ((status == 503 || status == 429) && response.headers().firstValue("Retry-After").isEmpty()) {
+            if ((status == 503 || status == 429) && response.getHeaders().get("Retry-After") == null) {
                 refusedWithoutRetryAfter.incrementAndGet();
             }
             if (status >= 200 && status < 300) {
                 acceptedLatency.add(now - intended);
                 acceptedKeys.add(job.key());
                 if ("kafka".equals(await)) {
-                    jobIds.putIfAbsent(job.key(), Json.parse(response.body()).path("id").asText());
+                    jobIds.putIfAbsent(job.key(), Json.parse(response.getContentAsString()).path("id").asText());
                 } else if ("response".equals(await)) {
                     answeredDone.putIfAbsent(job.key(), now);
                 }
             } else {
-                firstProblem.compareAndSet(null, "HTTP " + status + ": " + response.body());
+                firstProblem.compareAndSet(null, "HTTP " + status + ": " + response.getContentAsString());
             }
             return status;
         });

@@ -63,10 +63,8 @@ public final class Targets {
                 "Shedding refuses what waited longer than HTTP_SHED_QUEUE_WAIT (500 ms) inside the service (for a "
                         + "server thread, or for its group commit); compare the accepted p99 with the slowest accepted "
                         + "submission measured server side in the same phase: the difference waited where the "
-                        + "service cannot see or shed it, in socket buffers and in the load generator, whose JDK "
-                        + "HTTP client opens a connection per concurrent request and shares the 2 cores. A load "
-                        + "generator on its own machine, and a connection limit low enough that excess clients wait "
-                        + "in the kernel's accept queue rather than as open connections, are what would close it."));
+                        + "service cannot see or shed it: in the load generator's queue for one of its 2,048 "
+                        + "keep-alive connections, and in socket buffers before the server's threads read a head."));
         Double unmarked = results.value(Phases.HTTP_OVERLOAD, "refusals without Retry-After");
         checks.add(new Check("overload-retry-after", "overload at 2x: every refusal a 503 or 429 with Retry-After",
                 "503 and 429 answers without Retry-After (count, not a ratio)", unmarked, "= 0",
@@ -78,7 +76,8 @@ public final class Targets {
                 "non-2xx answers other than 503 and 429, and transport errors (count)", otherErrors, "= 0",
                 otherErrors == null ? null : otherErrors == 0, List.of(Phases.HTTP_OVERLOAD),
                 "Timeouts and resets here mean requests queued somewhere the shedding does not look (the "
-                        + "kernel's accept queue, the load generator's own client)."));
+                        + "kernel's accept queue, the load generator's own queue for a connection past its "
+                        + "120 s timeout)."));
         Double stalledP99 = results.value(Phases.HTTP_SLOW_CLIENTS, "p99 ms with stalled connections");
         Double aloneP99 = results.value(Phases.HTTP_SLOW_CLIENTS, "p99 ms without stalled connections");
         checks.add(atMost("slow-clients", "stalled connections: normal traffic's p99 within 2x of the same load "

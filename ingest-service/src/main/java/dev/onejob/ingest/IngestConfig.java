@@ -21,7 +21,7 @@ import java.util.Map;
  */
 public record IngestConfig(DatabaseConfig database, KafkaConfig kafka, WebServer.Settings http, int maxBodyBytes,
                            Path tokensFile, Path providersFile, Path contractsDir, boolean relay,
-                           String instanceId, FrontDoor frontDoor) implements ServiceConfig {
+                           Duration outboxRetention, String instanceId, FrontDoor frontDoor) implements ServiceConfig {
 
     public static IngestConfig fromEnv(Map<String, String> env) {
         Settings settings = Settings.of(env);
@@ -31,6 +31,7 @@ public record IngestConfig(DatabaseConfig database, KafkaConfig kafka, WebServer
                 settings.path(Env.PROVIDERS_FILE, "config/providers.yaml"),
                 settings.path(Env.CONTRACTS_DIR, "config/contracts"),
                 settings.flag(Env.OUTBOX_RELAY, true),
+                dev.onejob.core.outbox.OutboxPruner.retention(settings),
                 settings.text(Env.INSTANCE_ID, InstanceIds.defaultFor("ingest")),
                 new FrontDoor(
                         settings.integer(Env.HTTP_GROUP_COMMITTERS, FrontDoor.DEFAULT_GROUP_COMMITTERS, 1, 256),

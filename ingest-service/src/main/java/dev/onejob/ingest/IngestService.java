@@ -7,6 +7,7 @@ import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.ledger.LedgerStore;
 import dev.onejob.core.certification.CertificationGate;
 import dev.onejob.core.certification.CertificationStore;
+import dev.onejob.core.outbox.OutboxPruner;
 import dev.onejob.core.outbox.OutboxRelay;
 import dev.onejob.core.service.Loops;
 import dev.onejob.core.service.ServiceMain;
@@ -80,6 +81,9 @@ public final class IngestService implements ServiceMain.Service {
             OutboxRelay relay = new OutboxRelay(database, config.database(), kafka, config.instanceId() + "-relay",
                     metrics.registry(), relayHooks, OutboxRelay.DEFAULT_LEASE);
             loops.start("outbox-relay", relay);
+            if (!config.outboxRetention().isZero()) {
+                loops.start("outbox-pruner", new OutboxPruner(database, config.outboxRetention()));
+            }
         }
         CertificationStore certifications = new CertificationStore(database);
         CertificationGate gate = new CertificationGate(certifications, contracts, providers);

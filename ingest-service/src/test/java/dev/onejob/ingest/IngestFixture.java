@@ -53,7 +53,7 @@ final class IngestFixture {
         TestDatabase db = TestDatabase.shared();
         databaseConfig = new DatabaseConfig(db.jdbcUrl(), db.user(), System.getenv("DATABASE_PASSWORD"), 4);
         IngestConfig config = new IngestConfig(databaseConfig, new KafkaConfig(bootstrap), IngestConfig.http(dev.onejob.core.config.Settings.of(Map.of("HTTP_HOST", "127.0.0.1",
-                "HTTP_PORT", "0", "HTTP_THREADS", "16"))), 64 * 1024, tokens, Path.of("../config/providers.yaml"), Path.of("../config/contracts"), false,
+                "HTTP_PORT", "0", "HTTP_THREADS", "16"))), 64 * 1024, tokens, Path.of("../config/providers.yaml"), Path.of("../config/contracts"), false, java.time.Duration.ZERO,
                 "ingest-test", dev.onejob.ingest.http.FrontDoor.defaults().withRatePerOwner(0));
         service = new IngestService(config, database, Map.of(), OutboxRelay.Hooks.NONE,
                 Loops.REPORT_ONLY);

@@ -47,7 +47,7 @@ final class IsolatedIngest implements AutoCloseable {
         DatabaseConfig database = new DatabaseConfig(db.jdbcUrl(), db.user(), System.getenv("DATABASE_PASSWORD"), 2);
         service = new IngestService(new IngestConfig(database, new KafkaConfig(broker.bootstrapServers()),
                 IngestConfig.http(dev.onejob.core.config.Settings.of(Map.of("HTTP_HOST", "127.0.0.1", "HTTP_PORT", "0", "HTTP_THREADS", "2"))), 64 * 1024, tokens, Path.of("../config/providers.yaml"),
-                Path.of("../config/contracts"), false, "ingest-isolated-test", dev.onejob.ingest.http.FrontDoor.defaults().withRatePerOwner(0)),
+                Path.of("../config/contracts"), false, java.time.Duration.ZERO, "ingest-isolated-test", dev.onejob.ingest.http.FrontDoor.defaults().withRatePerOwner(0)),
                 Database.wrap(db.dataSource()), Map.of(), OutboxRelay.Hooks.NONE,
                 Loops.REPORT_ONLY);
         service.start();

@@ -41,7 +41,7 @@ class RateLimitIT {
         IngestConfig config = new IngestConfig(new dev.onejob.core.db.DatabaseConfig(db.jdbcUrl(), db.user(),
                 System.getenv("DATABASE_PASSWORD"), 2), new KafkaConfig(TestKafka.shared().bootstrapServers()),
                 IngestConfig.http(dev.onejob.core.config.Settings.of(Map.of("HTTP_HOST", "127.0.0.1", "HTTP_PORT", "0", "HTTP_THREADS", "4"))), 64 * 1024, tokens, Path.of("../config/providers.yaml"),
-                Path.of("../config/contracts"), false, "rate-limit-test", dev.onejob.ingest.http.FrontDoor.defaults().withRatePerOwner(1));
+                Path.of("../config/contracts"), false, java.time.Duration.ZERO, "rate-limit-test", dev.onejob.ingest.http.FrontDoor.defaults().withRatePerOwner(1));
         service = new IngestService(config, database, Map.of(), OutboxRelay.Hooks.NONE,
                 Loops.REPORT_ONLY);
         service.start();

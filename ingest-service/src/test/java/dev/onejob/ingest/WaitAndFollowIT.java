@@ -56,7 +56,7 @@ class WaitAndFollowIT {
                 System.getenv("DATABASE_PASSWORD"), 2), new KafkaConfig(FIXTURE.bootstrap),
                 IngestConfig.http(dev.onejob.core.config.Settings.of(Map.of("HTTP_HOST", "127.0.0.1", "HTTP_PORT",
                         "0", "HTTP_THREADS", "4", "HTTP_IDLE_TIMEOUT", "1s"))), 64 * 1024, tokens,
-                Path.of("../config/providers.yaml"), Path.of("../config/contracts"), false, "ingest-wait-test",
+                Path.of("../config/providers.yaml"), Path.of("../config/contracts"), false, java.time.Duration.ZERO, "ingest-wait-test",
                 frontDoor), Database.wrap(db.dataSource()), Map.of(), OutboxRelay.Hooks.NONE, Loops.REPORT_ONLY);
         slowRecheck.start();
     }

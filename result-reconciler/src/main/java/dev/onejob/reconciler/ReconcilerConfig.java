@@ -17,12 +17,13 @@ import java.util.Map;
  * schedule; {@code CERTIFICATION_MAX_AGE} (default 168h) is how old a passing certification may be for failover;
  * {@code OUTBOX_RELAY} (default true) runs an outbox relay in this instance, so the failover commands, job results
  * and race-audit records it writes reach Kafka whether or not an ingest instance runs; {@code COMPLETION_THREADS}
- * (default 2) is how many consumers of {@code attempt-completions} this instance runs.
+ * (default 2) is how many consumers of {@code attempt-completions} this instance runs; {@code OUTBOX_RETENTION}
+ * (default 7 days, 0s = for ever) is how long its relay's pruner keeps sent outbox rows.
  */
 public record ReconcilerConfig(DatabaseConfig database, KafkaConfig kafka, String applicationId, Path stateDir,
                                Path providersFile, Path contractsDir, Duration sweepInterval, int completionThreads,
                                int metricsPort, Duration certifyInterval, Duration certificationMaxAge,
-                               boolean relay, String instanceId) implements ServiceConfig {
+                               boolean relay, Duration outboxRetention, String instanceId) implements ServiceConfig {
     public static final String APPLICATION_ID = "result-reconciler";
     public static final int DEFAULT_METRICS_PORT = 9102;
 
@@ -42,6 +43,7 @@ public record ReconcilerConfig(DatabaseConfig database, KafkaConfig kafka, Strin
                 settings.duration(Env.CERTIFICATION_MAX_AGE, Duration.ofHours(168), Duration.ofMinutes(1),
                         Duration.ofDays(365)),
                 settings.flag(Env.OUTBOX_RELAY, true),
+                dev.onejob.core.outbox.OutboxPruner.retention(settings),
                 settings.text(Env.INSTANCE_ID, InstanceIds.defaultFor("reconciler")));
     }
 }

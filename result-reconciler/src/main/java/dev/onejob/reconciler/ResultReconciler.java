@@ -10,6 +10,7 @@ import dev.onejob.core.ledger.LedgerStore;
 import dev.onejob.core.ledger.ProviderGate;
 import dev.onejob.core.metrics.LedgerGauges;
 import dev.onejob.core.metrics.OpsServer;
+import dev.onejob.core.outbox.OutboxPruner;
 import dev.onejob.core.outbox.OutboxRelay;
 import dev.onejob.core.service.Loops;
 import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
@@ -76,6 +77,9 @@ public final class ResultReconciler implements AutoCloseable {
             loops.start("outbox-relay", new OutboxRelay(database, config.database(), config.kafka(),
                     config.instanceId() + "-relay", metrics.registry(), OutboxRelay.Hooks.NONE,
                     OutboxRelay.DEFAULT_LEASE));
+            if (!config.outboxRetention().isZero()) {
+                loops.start("outbox-pruner", new OutboxPruner(database, config.outboxRetention()));
+            }
         }
         for (int i = 0; i < config.completionThreads(); i++) {
             String name = config.instanceId() + "-completions-" + i;

@@ -73,7 +73,7 @@ class ReconcilerIT {
         ReconcilerConfig config = new ReconcilerConfig(new DatabaseConfig(db.jdbcUrl(), db.user(), null, 4),
                 new KafkaConfig(BOOTSTRAP), applicationId, Files.createTempDirectory("streams"),
                 Path.of("../config/providers.yaml"), Path.of("../config/contracts"), Duration.ofMillis(200), 1, 0, null,
-                Duration.ofDays(7), relay, applicationId + "-" + UUID.randomUUID());
+                Duration.ofDays(7), relay, Duration.ZERO, applicationId + "-" + UUID.randomUUID());
         ResultReconciler started = new ResultReconciler(config, DATABASE, ProviderGate.ALLOW_ALL,
                 Loops.REPORT_ONLY);
         started.start();

@@ -26,6 +26,7 @@ public final class Env {
     public static final String INSTANCE_ID = "INSTANCE_ID";
     public static final String METRICS_PORT = "METRICS_PORT";
     public static final String OUTBOX_RELAY = "OUTBOX_RELAY";
+    public static final String OUTBOX_RETENTION = "OUTBOX_RETENTION";
 
     // ingest-service
     public static final String HTTP_HOST = "HTTP_HOST";

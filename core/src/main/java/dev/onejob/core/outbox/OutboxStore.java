@@ -63,6 +63,17 @@ public final class OutboxStore {
     private static final String RELEASE_UNPUBLISHED = """
             UPDATE outbox SET claimed_until = NULL, claimed_by = NULL, publish_attempts = publish_attempts - 1
             WHERE id = ANY (?) AND sent_at IS NULL AND publish_attempts > 0 AND claimed_by = ?""";
+    /**
+     * Deletes the rows sent before the cutoff among the oldest {@code ?} rows by id: the scan is bounded by the window
+     * whatever the table holds, and rows are roughly in the order they are sent, so the oldest are where it looks.
+     * Unsent and parked rows are kept; rows another pruner holds are skipped.
+     */
+    private static final String PRUNE_SENT = """
+            DELETE FROM outbox WHERE id IN (
+                SELECT id FROM outbox
+                WHERE id IN (SELECT id FROM outbox ORDER BY id LIMIT ?)
+                  AND sent_at < now() - ? * interval '1 millisecond'
+                FOR UPDATE SKIP LOCKED)""";
     private static final String PARK = """
             UPDATE outbox SET parked_at = now(), park_reason = ?, claimed_until = NULL
             WHERE id = ? AND sent_at IS NULL AND claimed_by = ?""";
@@ -216,6 +227,19 @@ public final class OutboxStore {
     public static int markSent(dev.onejob.core.db.Database database, java.util.List<OutboxEvent> events,
                                java.util.UUID holder) {
         return events.isEmpty() ? 0 : database.inTransaction(connection -> markSent(connection, events, holder));
+    }
+
+    /**
+     * Deletes sent rows older than {@code retention} among the oldest {@code window} rows, in the caller's
+     * transaction; returns how many.
+     */
+    public static int pruneSent(Connection connection, java.time.Duration retention, int window)
+            throws SQLException {
+        try (PreparedStatement prune = connection.prepareStatement(PRUNE_SENT)) {
+            prune.setInt(1, window);
+            prune.setLong(2, retention.toMillis());
+            return prune.executeUpdate();
+        }
     }
 
     /** Sets one held row aside with the reason the broker gave; it is not leased again. */

@@ -60,8 +60,7 @@ public final class ProviderCall {
         try {
             call.softTimer = timer.schedule(() -> call.softDeadlinePassed(soft, startedNanos),
                     remaining(soft, startedNanos), TimeUnit.NANOSECONDS);
-            call.hardTimer = timer.schedule(() -> call.hard.complete(new CallOutcome.Unknown(
-                    "no answer within hard timeout " + hard, since(startedNanos))),
+            call.hardTimer = timer.schedule(() -> call.hardDeadlinePassed(hard, timer),
                     remaining(hard, startedNanos), TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
             if (call.softTimer != null) {
@@ -119,6 +118,32 @@ public final class ProviderCall {
             soft.complete(new CallOutcome.Unknown("no answer within soft timeout " + softTimeout, since(startedNanos)));
         }
     }
+
+    /**
+     * The hard deadline's timer ran. A timer that runs much later than it was due says the process was paused (a
+     * SIGSTOP, a long GC pause, a frozen VM): an answer that arrived meanwhile sits unread in the socket, and the
+     * HTTP client's threads, paused too, read it only now. Giving up at once would throw away a paid answer, so a
+     * late timer waits {@link #PAUSED_GRACE} for it first. A timer on time gives up at once.
+     */
+    void hardDeadlinePassed(Duration hardTimeout, ScheduledExecutorService timer) {
+        Runnable giveUp = () -> hard.complete(new CallOutcome.Unknown("no answer within hard timeout " + hardTimeout,
+                since(startedNanos)));
+        long late = System.nanoTime() - startedNanos - hardTimeout.toNanos();
+        if (late <= PAUSE_EVIDENCE.toNanos()) {
+            giveUp.run();
+            return;
+        }
+        try {
+            timer.schedule(giveUp, PAUSED_GRACE.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            giveUp.run();
+        }
+    }
+
+    /** How late a deadline's timer must run to count as evidence that the process was paused. */
+    static final Duration PAUSE_EVIDENCE = Duration.ofMillis(250);
+    /** How long a paused process waits for an answer that may have arrived while it was paused. */
+    static final Duration PAUSED_GRACE = Duration.ofSeconds(1);
 
     private static long remaining(Duration timeout, long startedNanos) {
         return Math.max(0, timeout.toNanos() - (System.nanoTime() - startedNanos));

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -123,5 +124,52 @@ class ProviderCallTest {
         ProviderCall call = ProviderCall.withDeadlines(UUID.randomUUID(), soft, hard, System.nanoTime(), timer);
         call.settleWith(response);
         return call;
+    }
+
+    @Test
+    void aHardDeadlineNoticedLateByAPausedProcessStillTakesTheAnswerThatWasWaiting() throws Exception {
+        // given a call past its hard deadline, whose timer thread is held, as in a process paused with SIGSTOP
+        ScheduledExecutorService paused = Executors.newSingleThreadScheduledExecutor();
+        CountDownLatch resume = new CountDownLatch(1);
+        paused.execute(() -> {
+            try {
+                resume.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        try {
+            Duration hard = Duration.ofSeconds(8);
+            ProviderCall call = ProviderCall.withDeadlines(UUID.randomUUID(), Duration.ofSeconds(1), hard,
+                    System.nanoTime() - Duration.ofSeconds(28).toNanos(), paused);
+            call.settleWith(response);
+
+            // when the deadline is noticed 20 s late, and then the answer the socket held is read
+            call.hardDeadlinePassed(hard, paused);
+            response.complete(ANSWER);
+            resume.countDown();
+
+            // then the answer is the outcome, not an Unknown
+            assertSame(ANSWER, within5s(call.atHardDeadline()));
+        } finally {
+            paused.shutdownNow();
+        }
+    }
+
+    @Test
+    void aHardDeadlineNoticedOnTimeGivesUpAtOnce() {
+        // given a call whose hard deadline is now
+        Duration hard = Duration.ofSeconds(8);
+        ProviderCall call = ProviderCall.withDeadlines(UUID.randomUUID(), Duration.ofSeconds(1), hard,
+                System.nanoTime() - hard.toNanos(), timer);
+        call.settleWith(response);
+
+        // when its timer runs on time
+        call.hardDeadlinePassed(hard, timer);
+
+        // then the outcome is Unknown at once, and an answer after it changes nothing
+        assertTrue(call.atHardDeadline().isDone());
+        response.complete(ANSWER);
+        assertInstanceOf(CallOutcome.Unknown.class, within5s(call.atHardDeadline()));
     }
 }

@@ -7,16 +7,14 @@ import dev.onejob.core.ledger.AttemptAnswer;
 import dev.onejob.core.ledger.AttemptFailure;
 import dev.onejob.core.ledger.CompletionOutcome;
 import dev.onejob.core.ledger.FailureOutcome;
+import dev.onejob.core.ledger.JobRounds;
 import dev.onejob.core.ledger.LedgerStore;
 import dev.onejob.core.ledger.ProviderGate;
 import dev.onejob.core.ledger.TransitionOutcome;
 import dev.onejob.core.service.LogContext;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,7 +57,7 @@ public final class CompletionHandler {
      */
     public List<Applied> applyAll(List<AttemptCompletion> completions) {
         Applied[] applied = new Applied[completions.size()];
-        for (List<Integer> round : rounds(completions)) {
+        for (List<Integer> round : JobRounds.of(completions, AttemptCompletion::jobId)) {
             List<Integer> successes = new ArrayList<>();
             for (int i : round) {
                 if (completions.get(i).outcome() == AttemptCompletion.Outcome.SUCCEEDED) {
@@ -91,20 +89,6 @@ public final class CompletionHandler {
             }
             throw e;
         }
-    }
-
-    /** Rounds of completions naming each job at most once, in the order they came. */
-    private static List<List<Integer>> rounds(List<AttemptCompletion> completions) {
-        List<List<Integer>> rounds = new ArrayList<>();
-        Map<UUID, Integer> seen = new HashMap<>();
-        for (int i = 0; i < completions.size(); i++) {
-            int round = seen.merge(completions.get(i).jobId(), 1, Integer::sum) - 1;
-            if (round == rounds.size()) {
-                rounds.add(new ArrayList<>());
-            }
-            rounds.get(round).add(i);
-        }
-        return rounds;
     }
 
     private static AttemptAnswer answer(AttemptCompletion completion) {

@@ -17,9 +17,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -357,7 +355,7 @@ public final class LedgerStore {
      */
     public List<CompletionOutcome> completeAll(List<AttemptAnswer> answers) {
         CompletionOutcome[] outcomes = new CompletionOutcome[answers.size()];
-        for (List<Integer> set : setsOfDistinctJobs(answers)) {
+        for (List<Integer> set : JobRounds.of(answers, AttemptAnswer::jobId)) {
             List<AttemptAnswer> members = set.stream().map(answers::get).toList();
             List<CompletionOutcome> applied;
             try {
@@ -373,20 +371,6 @@ public final class LedgerStore {
             }
         }
         return List.of(outcomes);
-    }
-
-    /** The n-th answer of every job in the n-th set, so each set names a job at most once. */
-    private static List<List<Integer>> setsOfDistinctJobs(List<AttemptAnswer> answers) {
-        List<List<Integer>> sets = new ArrayList<>();
-        Map<UUID, Integer> seen = new HashMap<>();
-        for (int i = 0; i < answers.size(); i++) {
-            int round = seen.merge(answers.get(i).jobId(), 1, Integer::sum) - 1;
-            if (round == sets.size()) {
-                sets.add(new ArrayList<>());
-            }
-            sets.get(round).add(i);
-        }
-        return sets;
     }
 
     private CompletionOutcome completeOrRefused(AttemptAnswer answer) {

@@ -42,7 +42,8 @@ final class AnswerGuard {
         if (outcome instanceof CallOutcome.Failed failed) {
             return new CallOutcome.Failed(failed.code(), cut(StorableText.escape(failed.message()), MAX_MESSAGE_CHARS),
                     failed.retryable(), failed.sent(), failed.httpStatus(), text(failed.providerRequestId(), 256),
-                    failed.offendingAnswer() == null ? null : kept(failed.offendingAnswer()), failed.latency());
+                    failed.offendingAnswer() == null ? null : kept(failed.offendingAnswer()), failed.latency(),
+                    failed.usage());
         }
         CallOutcome.Unknown unknown = (CallOutcome.Unknown) outcome;
         return new CallOutcome.Unknown(cut(StorableText.escape(unknown.reason()), MAX_MESSAGE_CHARS),
@@ -68,14 +69,14 @@ final class AnswerGuard {
                     requestId, written, ok);
         }
         return requestId == null || requestId.equals(ok.providerRequestId()) ? ok
-                : new CallOutcome.Succeeded(ok.result(), requestId, ok.latency());
+                : new CallOutcome.Succeeded(ok.result(), requestId, ok.latency(), ok.usage());
     }
 
     private static CallOutcome.Failed invalid(String message, String requestId, String answer,
                                               CallOutcome.Succeeded ok) {
         // Sent, and not worth the same request again on the same provider: the model may well answer the same way.
         return new CallOutcome.Failed(INVALID_ANSWER, message, false, true, null, requestId, kept(answer),
-                ok.latency());
+                ok.latency(), ok.usage());
     }
 
     /** The answer as JSON text with numbers in exponent form: never spelled out, however large. */

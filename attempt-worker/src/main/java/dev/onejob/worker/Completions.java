@@ -1,5 +1,6 @@
 package dev.onejob.worker;
 
+import dev.onejob.core.billing.Usage;
 import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.events.AttemptCommand;
 import dev.onejob.core.events.AttemptCompletion;
@@ -9,6 +10,7 @@ import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.kafka.Topics;
 import dev.onejob.core.service.LogContext;
 import dev.onejob.providers.CallOutcome;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -79,15 +81,18 @@ final class Completions implements AutoCloseable {
         CallOutcome outcome = AnswerGuard.storable(called);
         long latency = outcome.latency().toMillis();
         Instant now = Instant.now();
+        Usage usage = outcome.usage();
+        BigDecimal cost = usage == null || provider.prices() == null ? null : provider.prices().cost(usage);
         if (outcome instanceof CallOutcome.Succeeded ok) {
             return new AttemptCompletion(command.attemptId(), command.jobId(), AttemptCompletion.Outcome.SUCCEEDED,
-                    ok.result(), null, null, provider.id(), provider.model(), ok.providerRequestId(), latency, now);
+                    ok.result(), null, null, provider.id(), provider.model(), ok.providerRequestId(), latency, now,
+                    usage, cost);
         }
         if (outcome instanceof CallOutcome.Failed failed) {
             return new AttemptCompletion(command.attemptId(), command.jobId(), AttemptCompletion.Outcome.FAILED, null,
                     new AttemptCompletion.Error(failed.code(), failed.message(), failed.retryable(), failed.sent(),
                             failed.httpStatus(), failed.offendingAnswer()),
-                    null, provider.id(), provider.model(), failed.providerRequestId(), latency, now);
+                    null, provider.id(), provider.model(), failed.providerRequestId(), latency, now, usage, cost);
         }
         CallOutcome.Unknown unknown = (CallOutcome.Unknown) outcome;
         return new AttemptCompletion(command.attemptId(), command.jobId(), AttemptCompletion.Outcome.UNKNOWN, null,
@@ -107,7 +112,7 @@ final class Completions implements AutoCloseable {
                 null, new AttemptCompletion.Error(AnswerGuard.INVALID_ANSWER, "the completion was refused by the"
                         + " broker (" + why + "); the answer is not kept", false, true, null, null), null,
                 completion.provider(), completion.model(), completion.providerRequestId(), completion.latencyMs(),
-                completion.completedAt());
+                completion.completedAt(), completion.usage(), completion.costUsd());
     }
 
     private static ProducerRecord<String, byte[]> record(AttemptCompletion completion) {

@@ -52,5 +52,22 @@ public final class WorkerMetrics {
             Timer.builder("onejob_provider_latency").tag("provider", completion.provider())
                     .publishPercentileHistogram().register(registry).record(Duration.ofMillis(completion.latencyMs()));
         }
+        if (completion.usage() != null) {
+            String model = completion.model() == null ? "" : completion.model();
+            tokens(completion.provider(), model, "input", completion.usage().inputTokens());
+            tokens(completion.provider(), model, "cached_input", completion.usage().cachedInputTokens());
+            tokens(completion.provider(), model, "output", completion.usage().outputTokens());
+            if (completion.costUsd() != null) {
+                Counter.builder("onejob_provider_cost_usd").description("US dollars billed by providers, at the"
+                        + " prices of providers.yaml; per owner: GET /v1/usage").tag("provider", completion.provider())
+                        .tag("model", model).register(registry).increment(completion.costUsd().doubleValue());
+            }
+        }
+    }
+
+    private void tokens(String provider, String model, String kind, long count) {
+        Counter.builder("onejob_provider_tokens").description("tokens billed by providers, as their replies"
+                + " reported; input includes cached_input").tag("provider", provider).tag("model", model)
+                .tag("kind", kind).register(registry).increment(count);
     }
 }

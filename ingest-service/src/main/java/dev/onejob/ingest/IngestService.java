@@ -15,6 +15,7 @@ import dev.onejob.providers.certify.CertificationRunner;
 import dev.onejob.providers.ProviderClients;
 import dev.onejob.ingest.http.ApiServer;
 import dev.onejob.ingest.http.AttemptBacklog;
+import dev.onejob.core.ledger.BillingStore;
 import dev.onejob.core.ledger.LedgerQueries;
 import dev.onejob.ingest.kafka.JobRequestConsumer;
 import dev.onejob.ingest.kafka.JobResultsSubscription;
@@ -93,7 +94,8 @@ public final class IngestService implements ServiceMain.Service {
         api = new ApiServer(config.http(), ledger, requests, gate, certifier, certifications, tokens, metrics,
                 this::notReady, config.maxBodyBytes(), config.frontDoor(),
                 new AttemptBacklog(admin, AttemptBacklog.WORKER_GROUP),
-                new ApiServer.Views(new LedgerQueries(database), providers, contracts));
+                new ApiServer.Views(new LedgerQueries(database), providers, contracts,
+                        new BillingStore(database)));
         // Positioned at the end of job-results before the API opens: a result published after any wait begins is
         // one the subscription reads. If Kafka is away now, it keeps trying; waits fall back on their rechecks.
         ApiServer waiting = api;

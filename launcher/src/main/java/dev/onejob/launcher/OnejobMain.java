@@ -8,6 +8,7 @@ import dev.onejob.launcher.cli.JobsCommand;
 import dev.onejob.launcher.cli.KafkaCommand;
 import dev.onejob.launcher.cli.ModuleCommand;
 import dev.onejob.launcher.cli.OnejobCli;
+import dev.onejob.launcher.cli.BillingCommand;
 import dev.onejob.launcher.cli.OutboxCommand;
 import dev.onejob.launcher.cli.ProvidersCommand;
 import dev.onejob.launcher.cli.RacesCommand;
@@ -85,6 +86,7 @@ public final class OnejobMain implements Callable<Integer> {
         root.addSubcommand("providers", ProvidersCommand.class);
         root.addSubcommand("races", RacesCommand.class);
         root.addSubcommand("outbox", OutboxCommand.class);
+        root.addSubcommand("billing", BillingCommand.class);
         root.addSubcommand("kafka", KafkaCommand.class);
         root.addSubcommand("completion", CompletionCommand.class);
         root.addSubcommand("help", CommandLine.HelpCommand.class);

@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /** The design's scenarios end to end: HTTP in, the worker calling simulators over HTTP, the reconciler deciding. */
 class PipelineIT {
-    private static final JsonSchemas RACE_AUDIT = JsonSchemas.fromClasspath("events/race-audit.v1.schema.json");
+    private static final JsonSchemas RACE_AUDIT = JsonSchemas.fromClasspath("events/race-audit.v2.schema.json");
     private static final JsonSchemas JOB_RESULT = JsonSchemas.fromClasspath("events/job-result.v1.schema.json");
     private static PipelineFixture pipeline;
 

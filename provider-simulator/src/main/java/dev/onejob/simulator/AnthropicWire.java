@@ -108,6 +108,17 @@ final class AnthropicWire implements Wire {
         return message;
     }
 
+    /** Anthropic reports cache reads apart from {@code input_tokens}; they are input tokens all the same. */
+    @Override
+    public Usage usage(JsonNode success) {
+        JsonNode usage = success.get("usage");
+        if (protocol == Protocol.ANTHROPIC_COUNT_TOKENS || usage == null || !usage.isObject()) {
+            return null;
+        }
+        long cached = usage.path("cache_read_input_tokens").asLong(0);
+        return new Usage(usage.path("input_tokens").asLong() + cached, usage.path("output_tokens").asLong(), cached);
+    }
+
     @Override
     public JsonNode error(int status, String message) {
         ObjectNode error = Json.object().put("type", "error");

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -12,11 +13,21 @@ import org.slf4j.LoggerFactory;
 /**
  * The control plane under {@code /_sim/}, for processes that run the simulator out of process.
  *
- * <p>Consumes {@code GET /_sim/health}, {@code GET|DELETE /_sim/ledger}, {@code GET|PUT|DELETE /_sim/behaviour},
- * {@code PUT|DELETE /_sim/behaviour/{idempotencyKey}}, {@code PUT /_sim/refuse} and
- * {@code PUT /_sim/token-count}; produces JSON answers ({@code {"error": "..."}} with 400/404/405 when a call
- * is wrong). Owns nothing: every call is turned into a call on the {@link ProviderSimulator} or its rules.
- * Control-plane calls are not recorded in the ledger.
+ * <p>Consumes {@code GET /_sim/health}, {@code GET|DELETE /_sim/ledger}, {@code GET /_sim/usage-export},
+ * {@code GET|PUT|DELETE /_sim/behaviour}, {@code PUT|DELETE /_sim/behaviour/{idempotencyKey}},
+ * {@code PUT /_sim/refuse} and {@code PUT /_sim/token-count}; produces JSON answers ({@code {"error": "..."}}
+ * with 400/404/405 when a call is wrong).
+ *
+ * <p>{@code GET /_sim/usage-export} is the provider's bill, as a real provider lets a customer export it:
+ * {@code application/x-ndjson}, one object per billed request (a 2xx answer with a {@code usage} block, whatever
+ * its content; not errors, hangs, resets or token counts) in arrival order, with exactly {@code request_id} (the
+ * answer's {@code x-request-id} / {@code request-id} header), {@code idempotency_key} (or null),
+ * {@code model}, {@code input_tokens} (cached ones included), {@code output_tokens}, {@code cached_input_tokens},
+ * {@code cost_usd} (a number, 10 decimal places, see {@link Price#cost}) and {@code billed_at} (ISO-8601, when the
+ * answer's status was set). Each line is a {@link BilledRequest}; {@code DELETE /_sim/ledger} clears it too.
+ *
+ * <p>Owns nothing: every call is turned into a call on the {@link ProviderSimulator} or its rules. Control-plane
+ * calls are not recorded in the ledger.
  */
 final class ControlPlaneHandler implements HttpHandler {
 
@@ -68,6 +79,7 @@ final class ControlPlaneHandler implements HttpHandler {
         switch (path) {
             case PREFIX + "health" -> requireAndReply(exchange, method, "GET", this::health);
             case PREFIX + "ledger" -> ledger(exchange, method);
+            case PREFIX + "usage-export" -> usageExport(exchange, method);
             case PREFIX + "behaviour" -> defaultBehaviour(exchange, method, body);
             case PREFIX + "refuse" -> {
                 return refuse(exchange, method, body);
@@ -99,6 +111,15 @@ final class ControlPlaneHandler implements HttpHandler {
         } else {
             methodNotAllowed(exchange, "GET, DELETE");
         }
+    }
+
+    private void usageExport(HttpExchange exchange, String method) {
+        if (!"GET".equals(method)) {
+            methodNotAllowed(exchange, "GET");
+            return;
+        }
+        byte[] text = BilledRequest.toNdjson(simulator.usageExport()).getBytes(StandardCharsets.UTF_8);
+        reply(exchange, 200, BilledRequest.NDJSON, text);
     }
 
     private void defaultBehaviour(HttpExchange exchange, String method, JsonNode body) {
@@ -194,9 +215,17 @@ final class ControlPlaneHandler implements HttpHandler {
                 exchange.sendResponseHeaders(status, -1);
                 return;
             }
-            byte[] bytes = Json.bytes(body);
-            exchange.getResponseHeaders().set("Content-Type", "application/json");
-            exchange.sendResponseHeaders(status, bytes.length);
+            reply(exchange, status, "application/json", Json.bytes(body));
+        } catch (IOException e) {
+            LOG.debug("control-plane answer not delivered: {}", e.toString());
+        }
+    }
+
+    private static void reply(HttpExchange exchange, int status, String contentType, byte[] bytes) {
+        try {
+            exchange.getResponseHeaders().set("Content-Type", contentType);
+            // An empty body must be sent as length -1: a 0 would announce a chunked body.
+            exchange.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);
             exchange.getResponseBody().write(bytes);
         } catch (IOException e) {
             LOG.debug("control-plane answer not delivered: {}", e.toString());

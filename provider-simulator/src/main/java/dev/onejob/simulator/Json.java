@@ -1,11 +1,14 @@
 package dev.onejob.simulator;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamWriteFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -19,7 +22,8 @@ import java.util.HexFormat;
  */
 final class Json {
 
-    static final ObjectMapper MAPPER = new ObjectMapper();
+    /** Writes a cost as {@code 0.0000001500}, never {@code 1.500E-7}: billing exports are read by people too. */
+    static final ObjectMapper MAPPER = JsonMapper.builder().enable(StreamWriteFeature.WRITE_BIGDECIMAL_AS_PLAIN).build();
 
     private Json() {
     }
@@ -94,5 +98,28 @@ final class Json {
     static String text(JsonNode node, String field) {
         JsonNode value = node == null ? null : node.get(field);
         return value != null && value.isTextual() ? value.asText() : null;
+    }
+
+    /** An integral field of {@code node}, or {@code null} when absent or null. */
+    static Long longOrNull(JsonNode node, String field) {
+        JsonNode value = node.get(field);
+        return value == null || value.isNull() ? null : value.asLong();
+    }
+
+    /**
+     * A US-dollar cost field, or {@code null} when absent or null. Read from the number's text, so a reader that
+     * parsed it as a double loses nothing a cost of {@link Price#COST_SCALE} places can hold; widened to that
+     * scale (never rounded), so a cost reads back equal to the one written.
+     */
+    static BigDecimal costOrNull(JsonNode node, String field) {
+        JsonNode value = node.get(field);
+        if (value == null || value.isNull()) {
+            return null;
+        }
+        if (!value.isNumber()) {
+            throw new IllegalArgumentException("'" + field + "' must be a number, was " + value);
+        }
+        BigDecimal cost = value.isBigDecimal() ? value.decimalValue() : new BigDecimal(value.asText());
+        return cost.scale() < Price.COST_SCALE ? cost.setScale(Price.COST_SCALE) : cost;
     }
 }

@@ -1,5 +1,6 @@
 package dev.onejob.simulator;
 
+import java.math.BigDecimal;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -7,8 +8,8 @@ import java.util.List;
 /**
  * The simulator's record of every protocol request, in arrival order.
  *
- * <p>Consumes "a request arrived" and "it was answered with status N" events from the request handler;
- * produces immutable snapshots and per-key counts. Owns the entry list; all access is under this
+ * <p>Consumes "a request arrived" and "it was answered with status N" (with what it was charged, when billed)
+ * events from the request handler; produces immutable snapshots and per-key counts. Owns the entry list; all access is under this
  * object's lock, which is held only for list operations (never during I/O).
  */
 final class Ledger {
@@ -18,10 +19,19 @@ final class Ledger {
                    String behaviour) {
     }
 
+    /** What one billed answer was charged: the request id it carried, its usage and the price of that. */
+    record Charge(String requestId, Usage usage, BigDecimal costUsd) {
+    }
+
     /** Where to report the answered status of one recorded request. */
     @FunctionalInterface
     interface Receipt {
-        void answered(int status);
+        /** A 2xx answer with a {@code usage} block is billed ({@code charge}); any other is not ({@code null}). */
+        void answered(int status, Charge charge);
+
+        default void answered(int status) {
+            answered(status, null);
+        }
     }
 
     private final Clock clock;
@@ -39,7 +49,7 @@ final class Ledger {
         entries.add(entry);
         long recordedIn = generation;
         int index = entries.size() - 1;
-        return status -> update(recordedIn, index, status);
+        return (status, charge) -> update(recordedIn, index, status, charge);
     }
 
     synchronized List<LedgerEntry> snapshot() {
@@ -55,10 +65,13 @@ final class Ledger {
         generation++;
     }
 
-    private synchronized void update(long recordedIn, int index, int status) {
+    private synchronized void update(long recordedIn, int index, int status, Charge charge) {
+        if (charge != null && (status < 200 || status > 299)) {
+            throw new IllegalArgumentException("only a 2xx answer is billed, not a " + status);
+        }
         // A request answered after a clear belongs to the cleared ledger; it must not touch the new one.
         if (recordedIn == generation) {
-            entries.set(index, entries.get(index).withStatus(status, clock.instant()));
+            entries.set(index, entries.get(index).withAnswer(status, clock.instant(), charge));
         }
     }
 }

@@ -83,6 +83,16 @@ final class OpenAiChatWire implements Wire {
     }
 
     @Override
+    public Usage usage(JsonNode success) {
+        JsonNode usage = success.get("usage");
+        if (usage == null || !usage.isObject()) {
+            return null;
+        }
+        return new Usage(usage.path("prompt_tokens").asLong(), usage.path("completion_tokens").asLong(),
+                usage.path("prompt_tokens_details").path("cached_tokens").asLong(0));
+    }
+
+    @Override
     public JsonNode error(int status, String message) {
         ObjectNode error = Json.object();
         ObjectNode detail = error.putObject("error");

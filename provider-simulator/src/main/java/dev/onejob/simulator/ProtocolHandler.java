@@ -6,6 +6,7 @@ import com.sun.net.httpserver.HttpHandler;
 import java.io.IOException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -14,9 +15,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Consumes HTTP exchanges on its {@link Wire}'s path; produces protocol-shaped answers, errors, delays,
  * hangs and dropped connections; writes one ledger entry per request before the behaviour is applied
- * and reports the answered status to it afterwards. Owns no state: rules, ledger, shaper and token
- * counter belong to the {@link ProviderSimulator}; {@code closed} is released when the simulator closes,
- * which ends every delay and hang.
+ * and reports the answered status to it afterwards, with the charge when the answer is billed (a 2xx with a
+ * {@code usage} block, priced at its model's {@link Price}). Owns no state: rules, ledger, shaper, token
+ * counter and prices belong to the {@link ProviderSimulator}; {@code closed} is released when the simulator
+ * closes, which ends every delay and hang.
  */
 final class ProtocolHandler implements HttpHandler {
 
@@ -28,15 +30,17 @@ final class ProtocolHandler implements HttpHandler {
     private final Ledger ledger;
     private final AnswerShaper shaper;
     private final TokenCounter tokens;
+    private final Function<String, Price> prices;
     private final CountDownLatch closed;
 
     ProtocolHandler(Wire wire, BehaviourRules rules, Ledger ledger, AnswerShaper shaper, TokenCounter tokens,
-                    CountDownLatch closed) {
+                    Function<String, Price> prices, CountDownLatch closed) {
         this.wire = wire;
         this.rules = rules;
         this.ledger = ledger;
         this.shaper = shaper;
         this.tokens = tokens;
+        this.prices = prices;
         this.closed = closed;
     }
 
@@ -126,9 +130,19 @@ final class ProtocolHandler implements HttpHandler {
             send(exchange, 500, wire.error(500, "The simulator's answer function failed: " + e), null);
             return;
         }
-        // Status first: a client that already holds its answer must find the status in the ledger.
-        receipt.answered(200);
-        send(exchange, 200, success, null);
+        // Status and charge first: a client that already holds its answer must find both in the ledger.
+        String requestId = Wire.randomId("req_");
+        receipt.answered(200, charge(requestId, request.model(), wire.usage(success)));
+        send(exchange, 200, success, null, requestId);
+    }
+
+    /** What the answer is billed, or {@code null} when it reports no usage (a token count). */
+    private Ledger.Charge charge(String requestId, String model, Usage usage) {
+        if (usage == null) {
+            return null;
+        }
+        return new Ledger.Charge(requestId, usage,
+                prices.apply(model).cost(usage.inputTokens(), usage.outputTokens(), usage.cachedInputTokens()));
     }
 
     /** Waits as the behaviour says; false when the simulator closed first (the connection is then dropped). */
@@ -151,9 +165,14 @@ final class ProtocolHandler implements HttpHandler {
     }
 
     private void send(HttpExchange exchange, int status, JsonNode body, String retryAfter) throws IOException {
+        send(exchange, status, body, retryAfter, Wire.randomId("req_"));
+    }
+
+    private void send(HttpExchange exchange, int status, JsonNode body, String retryAfter, String requestId)
+            throws IOException {
         byte[] bytes = Json.bytes(body);
         exchange.getResponseHeaders().set("Content-Type", "application/json");
-        exchange.getResponseHeaders().set(wire.requestIdHeader(), Wire.randomId("req_"));
+        exchange.getResponseHeaders().set(wire.requestIdHeader(), requestId);
         if (retryAfter != null) {
             exchange.getResponseHeaders().set("Retry-After", retryAfter);
         }

@@ -18,7 +18,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A fake AI provider on 127.0.0.1 that speaks the OpenAI Chat Completions and Anthropic Messages wire
- * protocols, with scriptable behaviours, a request ledger and a control plane under {@code /_sim/}.
+ * protocols, with scriptable behaviours, a request ledger, a provider-side usage export and a control plane
+ * under {@code /_sim/}.
  *
  * <p>Consumes HTTP requests from provider adapters and configuration calls from tests (this API) or
  * other processes (the control plane); produces protocol-shaped answers, errors, delays, hangs and
@@ -64,10 +65,11 @@ public final class ProviderSimulator implements AutoCloseable {
         AnswerShaper shaper = new AnswerShaper(config.answerFunction());
         this.protocolHandlers = new ProtocolHandler[] {
             new ProtocolHandler(new OpenAiChatWire(config.expectedApiKey(), Clock.systemUTC()), rules, ledger,
-                    shaper, tokens, closed),
-            new ProtocolHandler(AnthropicWire.messages(config.expectedApiKey()), rules, ledger, shaper, tokens, closed),
+                    shaper, tokens, config::priceOf, closed),
+            new ProtocolHandler(AnthropicWire.messages(config.expectedApiKey()), rules, ledger, shaper, tokens,
+                    config::priceOf, closed),
             new ProtocolHandler(AnthropicWire.countTokens(config.expectedApiKey()), rules, ledger, shaper, tokens,
-                    closed),
+                    config::priceOf, closed),
         };
         this.controlPlane = new ControlPlaneHandler(this, rules);
         this.server = bind(config.port());
@@ -140,6 +142,14 @@ public final class ProviderSimulator implements AutoCloseable {
     /** An immutable snapshot of every protocol request received since start or the last clear. */
     public List<LedgerEntry> ledger() {
         return ledger.snapshot();
+    }
+
+    /**
+     * The provider's bill since start or the last clear: every billed request (a 2xx answer with a {@code usage}
+     * block), in arrival order, as {@code GET /_sim/usage-export} lists it.
+     */
+    public List<BilledRequest> usageExport() {
+        return ledger.snapshot().stream().flatMap(entry -> BilledRequest.from(entry).stream()).toList();
     }
 
     public long requestsWithIdempotencyKey(String idempotencyKey) {

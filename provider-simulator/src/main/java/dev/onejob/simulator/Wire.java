@@ -30,6 +30,9 @@ interface Wire {
     /** The 200 body for {@code completion}. */
     JsonNode success(SimRequest request, Completion completion, long inputTokens);
 
+    /** The tokens the {@code usage} block of {@code success} reports, or {@code null} when it has none (not billed). */
+    Usage usage(JsonNode success);
+
     /** An error body in this protocol's own shape. */
     JsonNode error(int status, String message);
 

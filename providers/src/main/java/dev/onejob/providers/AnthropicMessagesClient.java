@@ -2,6 +2,7 @@ package dev.onejob.providers;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.onejob.core.billing.Usage;
 import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.config.ProviderProtocol;
 import dev.onejob.core.contract.Contract;
@@ -23,7 +24,7 @@ public final class AnthropicMessagesClient implements ProviderClient {
     static final String API_VERSION = "2023-06-01";
     static final String TOOL_NAME = "emit_result";
     static final WireFormat WIRE = new WireFormat("/v1/messages", "request-id", AnthropicMessagesClient::headers,
-            AnthropicMessagesClient::answer);
+            AnthropicMessagesClient::answer, AnthropicMessagesClient::usage);
 
     private final ProviderTransport transport;
 
@@ -65,6 +66,24 @@ public final class AnthropicMessagesClient implements ProviderClient {
             request.header("x-api-key", apiKey);
         }
         request.header("anthropic-version", API_VERSION);
+    }
+
+    /**
+     * {@code usage.input_tokens} counts only the uncached input; cache reads ({@code cache_read_input_tokens}) and
+     * cache writes ({@code cache_creation_input_tokens}) are input too. The cached part is the reads. Null when the
+     * reply has no usable usage block.
+     */
+    static Usage usage(JsonNode reply) {
+        JsonNode usage = reply.path("usage");
+        long input = WireFormat.count(usage, "input_tokens");
+        long output = WireFormat.count(usage, "output_tokens");
+        long reads = WireFormat.count(usage, "cache_read_input_tokens");
+        long writes = WireFormat.count(usage, "cache_creation_input_tokens");
+        if (input < 0 || output < 0 || reads < -1 || writes < -1) {
+            return null;
+        }
+        long cached = Math.max(0, reads);
+        return new Usage(input + cached + Math.max(0, writes), output, cached);
     }
 
     private static WireFormat.Answer answer(JsonNode reply) {

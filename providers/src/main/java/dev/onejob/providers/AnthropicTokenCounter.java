@@ -20,7 +20,7 @@ import java.nio.charset.StandardCharsets;
 public final class AnthropicTokenCounter {
 
     private static final WireFormat WIRE = new WireFormat("/v1/messages/count_tokens", "request-id",
-            AnthropicMessagesClient::headers, reply -> null);
+            AnthropicMessagesClient::headers, reply -> null, reply -> null);
 
     /** The count could not be had; the message says why and never holds the API key. */
     public static final class CountFailed extends Exception {

@@ -1,6 +1,7 @@
 package dev.onejob.providers;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.onejob.core.billing.Usage;
 import java.time.Duration;
 
 /**
@@ -16,8 +17,22 @@ public sealed interface CallOutcome {
     /** How long from sending the request to this outcome. */
     Duration latency();
 
+    /**
+     * The tokens the provider billed for this call, as its reply reported them; null when there was no reply that
+     * said (no answer, an error status, or a reply without a usage block).
+     */
+    default Usage usage() {
+        return null;
+    }
+
     /** The answer arrived, parsed, and is valid against the contract's output schema. */
-    record Succeeded(JsonNode result, String providerRequestId, Duration latency) implements CallOutcome {
+    record Succeeded(JsonNode result, String providerRequestId, Duration latency, Usage usage)
+            implements CallOutcome {
+
+        /** An answer whose usage is not known. */
+        public Succeeded(JsonNode result, String providerRequestId, Duration latency) {
+            this(result, providerRequestId, latency, null);
+        }
     }
 
     /**
@@ -34,9 +49,17 @@ public sealed interface CallOutcome {
      * @param providerRequestId the provider's request id, or {@code null}
      * @param offendingAnswer  for {@code contract_violation}: the answer text as received, kept for the audit
      * @param latency          from sending to this outcome
+     * @param usage            what the provider billed for it (a {@code contract_violation} answer is billed), or null
      */
     record Failed(String code, String message, boolean retryable, boolean sent, Integer httpStatus,
-                  String providerRequestId, String offendingAnswer, Duration latency) implements CallOutcome {
+                  String providerRequestId, String offendingAnswer, Duration latency, Usage usage)
+            implements CallOutcome {
+
+        /** A failure that billed nothing onejob knows of. */
+        public Failed(String code, String message, boolean retryable, boolean sent, Integer httpStatus,
+                      String providerRequestId, String offendingAnswer, Duration latency) {
+            this(code, message, retryable, sent, httpStatus, providerRequestId, offendingAnswer, latency, null);
+        }
 
         /** A failure before any byte of the request could have left this process. */
         static Failed notSent(String code, String message, boolean retryable, Duration latency) {

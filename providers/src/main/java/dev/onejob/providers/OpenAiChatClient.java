@@ -3,6 +3,7 @@ package dev.onejob.providers;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.onejob.core.billing.Usage;
 import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.config.ProviderProtocol;
 import dev.onejob.core.contract.Contract;
@@ -22,7 +23,7 @@ import java.util.UUID;
 public final class OpenAiChatClient implements ProviderClient {
 
     static final WireFormat WIRE = new WireFormat("/v1/chat/completions", "x-request-id",
-            OpenAiChatClient::headers, OpenAiChatClient::answer);
+            OpenAiChatClient::headers, OpenAiChatClient::answer, OpenAiChatClient::usage);
     private static final int MAX_SCHEMA_NAME = 64;
 
     private final ProviderTransport transport;
@@ -68,6 +69,21 @@ public final class OpenAiChatClient implements ProviderClient {
         if (apiKey != null) {
             request.header("Authorization", "Bearer " + apiKey);
         }
+    }
+
+    /**
+     * {@code usage.prompt_tokens} (which includes the cached part), {@code completion_tokens} and
+     * {@code prompt_tokens_details.cached_tokens}; null when the reply has no usable usage block.
+     */
+    static Usage usage(JsonNode reply) {
+        JsonNode usage = reply.path("usage");
+        long input = WireFormat.count(usage, "prompt_tokens");
+        long output = WireFormat.count(usage, "completion_tokens");
+        long cached = WireFormat.count(usage.path("prompt_tokens_details"), "cached_tokens");
+        if (input < 0 || output < 0 || cached < -1 || cached > input) {
+            return null;
+        }
+        return new Usage(input, output, Math.max(0, cached));
     }
 
     private static WireFormat.Answer answer(JsonNode reply) {

@@ -1,6 +1,7 @@
 package dev.onejob.providers;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.onejob.core.billing.Usage;
 import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.contract.Contract;
 import dev.onejob.core.json.Json;
@@ -104,6 +105,7 @@ final class ProviderTransport {
             return OutcomeClassifier.forStatus(status, requestId, providerMessage(envelope, response.body()),
                     response.headers().firstValue("Retry-After").orElse(null), latency);
         }
+        Usage usage = envelope == null ? null : wire.usage().apply(envelope);
         WireFormat.Answer answer = envelope == null
                 ? WireFormat.Answer.unusable("the provider's HTTP " + status + " reply is not a JSON document",
                         response.body())
@@ -113,9 +115,9 @@ final class ProviderTransport {
         if (!problems.isEmpty()) {
             return new CallOutcome.Failed("contract_violation", "the answer breaks contract " + contract.id() + ": "
                     + String.join("; ", problems.stream().map(ProviderTransport::withoutRootPath).toList()), false,
-                    true, status, requestId, answer.text(), latency);
+                    true, status, requestId, answer.text(), latency, usage);
         }
-        return new CallOutcome.Succeeded(answer.json(), requestId, latency);
+        return new CallOutcome.Succeeded(answer.json(), requestId, latency, usage);
     }
 
     /** The validator names the root as an empty path (": required property ..."); the sentence reads better without. */

@@ -1,6 +1,7 @@
 package dev.onejob.providers;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.onejob.core.billing.Usage;
 import java.net.http.HttpRequest;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
@@ -15,9 +16,19 @@ import java.util.function.Function;
  * @param requestIdHeader the response header with the provider's request id (else the body's {@code id} is used)
  * @param headers         adds the protocol's headers for an API key ({@code null} = none configured)
  * @param answer          finds the answer in a parsed 2xx reply
+ * @param usage           reads the tokens a parsed 2xx reply says were billed, or null when it reports none usable
  */
 record WireFormat(String path, String requestIdHeader, BiConsumer<HttpRequest.Builder, String> headers,
-                  Function<JsonNode, Answer> answer) {
+                  Function<JsonNode, Answer> answer, Function<JsonNode, Usage> usage) {
+
+    /** A count the reply states, or -1 when the field is absent; a field of another type is no count at all. */
+    static long count(JsonNode usage, String field) {
+        JsonNode value = usage.get(field);
+        if (value == null || value.isNull()) {
+            return -1;
+        }
+        return value.isIntegralNumber() && value.canConvertToLong() && value.asLong() >= 0 ? value.asLong() : -2;
+    }
 
     /**
      * The answer found in a reply: the JSON to check against the contract, or why there is none usable.

@@ -45,6 +45,8 @@ class ProviderSuccessIT {
         assertTrue(outcome.result().get("summary").asText().matches("sim-[0-9a-f]{8}"), outcome::toString);
         assertEquals(List.of(), SimulatedProvider.SENTIMENT.outputProblems(outcome.result()));
         assertTrue(outcome.providerRequestId().startsWith("req_"), "from the header: " + outcome.providerRequestId());
+        assertTrue(outcome.usage() != null && outcome.usage().inputTokens() > 0 && outcome.usage().outputTokens() > 0,
+                "the reply's usage block: " + outcome.usage());
         assertTrue(call.finalBeforeSoftDeadline());
         assertEquals(outcome, SimulatedProvider.await(call.atHardDeadline()));
     }

@@ -5,6 +5,8 @@ import dev.onejob.core.events.AttemptCompletion;
 import dev.onejob.core.ledger.Attempt;
 import dev.onejob.core.ledger.AttemptAnswer;
 import dev.onejob.core.ledger.AttemptFailure;
+import dev.onejob.core.ledger.BilledCall;
+import dev.onejob.core.ledger.BillingStore;
 import dev.onejob.core.ledger.CompletionOutcome;
 import dev.onejob.core.ledger.FailureOutcome;
 import dev.onejob.core.ledger.JobRounds;
@@ -41,11 +43,13 @@ public final class CompletionHandler {
     }
 
     private final LedgerStore ledger;
+    private final BillingStore billing;
     private final ProviderGate gate;
     private final ReconcilerMetrics metrics;
 
-    public CompletionHandler(LedgerStore ledger, ProviderGate gate, ReconcilerMetrics metrics) {
+    public CompletionHandler(LedgerStore ledger, BillingStore billing, ProviderGate gate, ReconcilerMetrics metrics) {
         this.ledger = ledger;
+        this.billing = billing;
         this.gate = gate;
         this.metrics = metrics;
     }
@@ -56,6 +60,7 @@ public final class CompletionHandler {
      * set, then its other reports one by one.
      */
     public List<Applied> applyAll(List<AttemptCompletion> completions) {
+        bill(completions);
         Applied[] applied = new Applied[completions.size()];
         for (List<Integer> round : JobRounds.of(completions, AttemptCompletion::jobId)) {
             List<Integer> successes = new ArrayList<>();
@@ -79,10 +84,28 @@ public final class CompletionHandler {
         return List.of(applied);
     }
 
+    /**
+     * What the provider billed, recorded first and whatever the outcomes: a race lost or a contract broken was billed
+     * all the same, and the race-audit record of a lost race carries the loser's cost. Recording is idempotent per
+     * attempt, so a poll replayed after a crash bills nothing twice.
+     */
+    private void bill(List<AttemptCompletion> completions) {
+        List<BilledCall> calls = new ArrayList<>();
+        for (AttemptCompletion completion : completions) {
+            if (completion.usage() != null) {
+                calls.add(new BilledCall(completion.attemptId(), completion.jobId(), completion.provider(),
+                        completion.model(), completion.usage(), completion.costUsd()));
+            }
+        }
+        if (!calls.isEmpty()) {
+            billing.recordAll(calls);
+        }
+    }
+
     /** One report alone; Rejected with PostgreSQL's reason when it refuses the report's data (on every replay). */
     private Applied applyOrRefused(AttemptCompletion completion) {
         try {
-            return apply(completion);
+            return applyBilled(completion);
         } catch (DatabaseException e) {
             if (DatabaseException.isDataRefusal(e)) {
                 return counted(completion, new Rejected("PostgreSQL refused to store it: " + e.getMessage()));
@@ -101,7 +124,13 @@ public final class CompletionHandler {
         return applied;
     }
 
+    /** One completion alone: its billing, then its outcome. */
     public Applied apply(AttemptCompletion completion) {
+        bill(List.of(completion));
+        return applyBilled(completion);
+    }
+
+    private Applied applyBilled(AttemptCompletion completion) {
         try (LogContext ignored = LogContext.of(completion.jobId(), completion.attemptId())) {
             return applyInContext(completion);
         }

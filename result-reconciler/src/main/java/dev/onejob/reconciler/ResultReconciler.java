@@ -6,6 +6,7 @@ import dev.onejob.core.config.Providers;
 import dev.onejob.core.contract.Contracts;
 import dev.onejob.providers.certify.CertificationRunner;
 import dev.onejob.core.db.Database;
+import dev.onejob.core.ledger.BillingStore;
 import dev.onejob.core.ledger.LedgerStore;
 import dev.onejob.core.ledger.ProviderGate;
 import dev.onejob.core.metrics.LedgerGauges;
@@ -52,7 +53,8 @@ public final class ResultReconciler implements AutoCloseable {
                             Consumer<String> onDeadLoop) {
         this.config = config;
         this.database = database;
-        this.handler = new CompletionHandler(new LedgerStore(database), gate, metrics);
+        this.handler = new CompletionHandler(new LedgerStore(database), new BillingStore(database), gate,
+                metrics);
         this.loops = new Loops(onDeadLoop);
     }
 

@@ -12,6 +12,7 @@ import dev.onejob.core.contract.Contract;
 import dev.onejob.core.contract.Contracts;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.json.Json;
+import dev.onejob.core.ledger.BillingStore;
 import dev.onejob.core.ledger.Attempt;
 import dev.onejob.core.ledger.JobStatus;
 import dev.onejob.core.ledger.NewJob;
@@ -48,7 +49,7 @@ class CertifiedFailoverIT {
         CertificationGate gate = new CertificationGate(new CertificationStore(database),
                 Contracts.load(Path.of("../config/contracts")), providers, Duration.ofDays(7),
                 Clock.fixed(NOW, ZoneOffset.UTC));
-        return new CompletionHandler(fixture.ledger, gate, new ReconcilerMetrics());
+        return new CompletionHandler(fixture.ledger, new BillingStore(fixture.database), gate, new ReconcilerMetrics());
     }
 
     private void certify(String provider, String version, boolean passed, Instant at) {

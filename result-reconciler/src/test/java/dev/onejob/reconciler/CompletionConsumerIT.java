@@ -8,6 +8,7 @@ import dev.onejob.core.events.AttemptCompletion;
 import dev.onejob.core.events.Headers;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.Topics;
+import dev.onejob.core.ledger.BillingStore;
 import dev.onejob.core.ledger.Attempt;
 import dev.onejob.core.ledger.AttemptStatus;
 import dev.onejob.core.ledger.JobStatus;
@@ -48,7 +49,7 @@ class CompletionConsumerIT {
         producer = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
         producer.initTransactions();
         loop = new CompletionConsumer(consumer, producer,
-                new CompletionHandler(fixture.ledger, ProviderGate.ALLOW_ALL, new ReconcilerMetrics()),
+                new CompletionHandler(fixture.ledger, new BillingStore(fixture.database), ProviderGate.ALLOW_ALL, new ReconcilerMetrics()),
                 "result-reconciler", Duration.ZERO);
         consumer.assign(List.of(PARTITION));
         consumer.updateBeginningOffsets(Map.of(PARTITION, 0L));
@@ -306,7 +307,7 @@ class CompletionConsumerIT {
     void pollsShareOneKafkaTransactionUntilItIsDueAndTheLedgerNeverWaitsForIt() {
         // given a loop whose transaction stays open for an hour
         loop = new CompletionConsumer(consumer, producer,
-                new CompletionHandler(fixture.ledger, ProviderGate.ALLOW_ALL, new ReconcilerMetrics()),
+                new CompletionHandler(fixture.ledger, new BillingStore(fixture.database), ProviderGate.ALLOW_ALL, new ReconcilerMetrics()),
                 "result-reconciler", Duration.ofHours(1));
         Attempt first = fixture.startedJob("owner-a");
         Attempt second = fixture.startedJob("owner-b");

@@ -1,6 +1,8 @@
 package dev.onejob.core.config;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.onejob.core.billing.Prices;
+import java.math.BigDecimal;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,6 +24,10 @@ import java.util.Optional;
  *     context_window: 128000
  *     soft_timeout: 10s
  *     hard_timeout: 120s
+ *     prices:                        # optional: USD per million tokens
+ *       input: 0.15
+ *       output: 0.60
+ *       cached_input: 0.075          # optional, default = input
  * </pre>
  */
 public final class Providers {
@@ -85,7 +91,37 @@ public final class Providers {
         return new ProviderConfig(id, protocol, uri, ConfigFiles.string(file, node, path, "model", env),
                 ConfigFiles.optionalString(file, node, path, "api_key_env", env),
                 tokenizer == null ? (protocol == ProviderProtocol.OPENAI_CHAT ? "o200k_base" : "anthropic") : tokenizer,
-                ConfigFiles.positiveInt(file, node, path, "context_window", 128_000), soft, hard);
+                ConfigFiles.positiveInt(file, node, path, "context_window", 128_000), soft, hard,
+                prices(file, node.get("prices"), path + ".prices"));
+    }
+
+    private static Prices prices(Path file, JsonNode node, String path) {
+        if (node == null || node.isNull()) {
+            return null;
+        }
+        if (!node.isObject()) {
+            throw new ConfigException(file + ": " + path + " must be a mapping with input, output and cached_input");
+        }
+        for (java.util.Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
+            String name = names.next();
+            if (!java.util.Set.of("input", "output", "cached_input").contains(name)) {
+                throw new ConfigException(file + ": " + path + "." + name + " is not a price; expected input, output"
+                        + " or cached_input (US dollars per million tokens)");
+            }
+        }
+        BigDecimal input = price(file, node, path, "input");
+        BigDecimal output = price(file, node, path, "output");
+        BigDecimal cached = node.has("cached_input") ? price(file, node, path, "cached_input") : input;
+        return new Prices(input, output, cached);
+    }
+
+    private static BigDecimal price(Path file, JsonNode node, String path, String field) {
+        JsonNode value = node.get(field);
+        if (value == null || !value.isNumber() || value.decimalValue().signum() < 0) {
+            throw new ConfigException(file + ": " + path + "." + field + " must be a number of US dollars per million"
+                    + " tokens, 0 or more");
+        }
+        return value.decimalValue();
     }
 
     public Optional<ProviderConfig> find(String id) {

@@ -2,20 +2,32 @@ package dev.onejob.core.events;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.onejob.core.billing.Usage;
 import dev.onejob.core.json.Json;
+import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.UUID;
 
 /**
- * An {@code attempt-completions} record ({@code events/attempt-completion.v1.schema.json}): what one attempt did.
- * Produced by attempt-worker, consumed by result-reconciler. {@link #fromJson} refuses a record that does not say
- * coherently what happened, so the reconciler can dead-letter it with the reason.
+ * An {@code attempt-completions} record ({@code events/attempt-completion.v2.schema.json}): what one attempt did,
+ * and what the provider billed for it ({@code usage} as its reply reported, {@code costUsd} at the worker's prices;
+ * null when not known). Produced by attempt-worker, consumed by result-reconciler. {@link #fromJson} also reads
+ * version 1 records (no usage), and refuses a record that does not say coherently what happened, so the reconciler
+ * can dead-letter it with the reason.
  */
 public record AttemptCompletion(UUID attemptId, UUID jobId, Outcome outcome, JsonNode result, Error error,
                                 String unknownReason, String provider, String model, String providerRequestId,
-                                long latencyMs, Instant completedAt) {
-    public static final int VERSION = 1;
+                                long latencyMs, Instant completedAt, Usage usage, BigDecimal costUsd) {
+    public static final int VERSION = 2;
+
+    /** A completion that billed nothing onejob knows of. */
+    public AttemptCompletion(UUID attemptId, UUID jobId, Outcome outcome, JsonNode result, Error error,
+                             String unknownReason, String provider, String model, String providerRequestId,
+                             long latencyMs, Instant completedAt) {
+        this(attemptId, jobId, outcome, result, error, unknownReason, provider, model, providerRequestId, latencyMs,
+                completedAt, null, null);
+    }
 
     public enum Outcome { SUCCEEDED, FAILED, UNKNOWN }
 
@@ -36,6 +48,10 @@ public record AttemptCompletion(UUID attemptId, UUID jobId, Outcome outcome, Jso
             case UNKNOWN -> require(result == null && unknownReason != null,
                     "an UNKNOWN completion needs an unknown_reason and no result");
         }
+        require(costUsd == null || usage != null && costUsd.signum() >= 0,
+                "cost_usd needs usage and must not be negative");
+        // As a JSON tree reads it back: equal costs make equal records, whatever their trailing zeros.
+        costUsd = costUsd == null ? null : costUsd.stripTrailingZeros();
     }
 
     private static void require(boolean condition, String message) {
@@ -71,6 +87,12 @@ public record AttemptCompletion(UUID attemptId, UUID jobId, Outcome outcome, Jso
         text(node, "provider_request_id", providerRequestId);
         node.put("latency_ms", latencyMs);
         node.put("completed_at", completedAt.toString());
+        node.set("usage", usage == null ? Json.MAPPER.nullNode() : usage.toJson());
+        if (costUsd == null) {
+            node.putNull("cost_usd");
+        } else {
+            node.put("cost_usd", costUsd);
+        }
         return node;
     }
 
@@ -91,10 +113,21 @@ public record AttemptCompletion(UUID attemptId, UUID jobId, Outcome outcome, Jso
                     result.isObject() ? result : null, error, optionalText(node, "unknown_reason"),
                     requiredText(node, "provider"), optionalText(node, "model"),
                     optionalText(node, "provider_request_id"), node.path("latency_ms").asLong(0),
-                    Instant.parse(requiredText(node, "completed_at")));
+                    Instant.parse(requiredText(node, "completed_at")), Usage.fromJson(node.get("usage")),
+                    cost(node.get("cost_usd")));
         } catch (IllegalArgumentException | java.time.format.DateTimeParseException e) {
             throw new IllegalArgumentException("not a valid attempt completion: " + e.getMessage(), e);
         }
+    }
+
+    private static BigDecimal cost(JsonNode value) {
+        if (value == null || value.isNull()) {
+            return null;
+        }
+        if (!value.isNumber()) {
+            throw new IllegalArgumentException("'cost_usd' must be a number or null");
+        }
+        return value.decimalValue();
     }
 
     private static String requiredText(JsonNode node, String field) {

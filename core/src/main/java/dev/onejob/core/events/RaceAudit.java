@@ -3,21 +3,35 @@ package dev.onejob.core.events;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.json.Json;
+import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.UUID;
 
 /**
- * A {@code race-audit} record ({@code events/race-audit.v1.schema.json}): one per discarded result, for analysts.
+ * A {@code race-audit} record ({@code events/race-audit.v2.schema.json}): one per discarded result, for analysts.
+ * Each side carries what its call cost ({@code costUsd}, null when not known when the race was detected): the
+ * loser's is what the race cost, since the provider bills a discarded answer like any other. Reads version 1 too.
  * {@code winningAttempt} is null when no attempt won (the job or the attempt was cancelled); {@code reason} is the
  * wire name ({@code lost-cas}, {@code attempt-cancelled}, {@code attempt-failed}, {@code job-cancelled}).
  */
 public record RaceAudit(UUID jobId, String ownerId, AttemptSummary winningAttempt, AttemptSummary losingAttempt,
                         String reason, String discardedResultSha256, Instant detectedAt) {
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
 
     /** One side of the race. */
     public record AttemptSummary(UUID attemptId, int number, String provider, Instant startedAt,
-                                 Instant completedAt) {
+                                 Instant completedAt, BigDecimal costUsd) {
+
+        public AttemptSummary {
+            // As a JSON tree reads it back: equal costs make equal records, whatever their trailing zeros.
+            costUsd = costUsd == null ? null : costUsd.stripTrailingZeros();
+        }
+
+        /** A side whose cost is not known. */
+        public AttemptSummary(UUID attemptId, int number, String provider, Instant startedAt, Instant completedAt) {
+            this(attemptId, number, provider, startedAt, completedAt, null);
+        }
+
         ObjectNode toJson() {
             ObjectNode summary = Json.object();
             summary.put("attempt_id", attemptId.toString());
@@ -25,13 +39,28 @@ public record RaceAudit(UUID jobId, String ownerId, AttemptSummary winningAttemp
             summary.put("provider", provider);
             Fields.put(summary, "started_at", startedAt);
             Fields.put(summary, "completed_at", completedAt);
+            if (costUsd == null) {
+                summary.putNull("cost_usd");
+            } else {
+                summary.put("cost_usd", costUsd);
+            }
             return summary;
         }
 
         static AttemptSummary fromJson(JsonNode node) {
             return new AttemptSummary(Fields.uuid(node, "attempt_id"), (int) Fields.number(node, "number"),
                     Fields.text(node, "provider"), Fields.optionalInstant(node, "started_at"),
-                    Fields.optionalInstant(node, "completed_at"));
+                    Fields.optionalInstant(node, "completed_at"), cost(node.get("cost_usd")));
+        }
+
+        private static BigDecimal cost(JsonNode value) {
+            if (value == null || value.isNull()) {
+                return null;
+            }
+            if (!value.isNumber()) {
+                throw new IllegalArgumentException("'cost_usd' must be a number or null");
+            }
+            return value.decimalValue();
         }
     }
 

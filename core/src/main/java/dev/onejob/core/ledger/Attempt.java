@@ -1,5 +1,7 @@
 package dev.onejob.core.ledger;
 
+import dev.onejob.core.billing.Usage;
+import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.UUID;
 
@@ -7,12 +9,25 @@ import java.util.UUID;
  * A row of {@code attempts}: one try at fulfilling a job on one provider. {@code unknownAt} is when it was first made
  * UNKNOWN (null if never); {@code discardedResultSummary} is the discarded answer in brief, for a lost race;
  * {@code abandonAfter} is when its worker counts as vanished (the hard timeout plus a grace after its start, null
- * before it started): until then its call may still answer.
+ * before it started): until then its call may still answer. {@code usage} and {@code costUsd} are what the provider
+ * billed for its call (null until a completion reported it; the cost is null too when the provider has no prices).
  */
 public record Attempt(UUID id, UUID jobId, int number, String provider, AttemptStatus status, long jobVersion,
                       Instant createdAt, Instant updatedAt, Instant startedAt, Instant softDeadline,
                       Instant finishedAt, String errorCode, String errorMessage, Boolean retryable,
                       String providerRequestId, LossReason lostReason, String discardedResultSha256,
                       String certificationOverride, Instant unknownAt, String discardedResultSummary,
-                      Instant abandonAfter) {
+                      Instant abandonAfter, Usage usage, BigDecimal costUsd) {
+
+    /** An attempt nothing was billed for (yet). */
+    public Attempt(UUID id, UUID jobId, int number, String provider, AttemptStatus status, long jobVersion,
+                   Instant createdAt, Instant updatedAt, Instant startedAt, Instant softDeadline,
+                   Instant finishedAt, String errorCode, String errorMessage, Boolean retryable,
+                   String providerRequestId, LossReason lostReason, String discardedResultSha256,
+                   String certificationOverride, Instant unknownAt, String discardedResultSummary,
+                   Instant abandonAfter) {
+        this(id, jobId, number, provider, status, jobVersion, createdAt, updatedAt, startedAt, softDeadline,
+                finishedAt, errorCode, errorMessage, retryable, providerRequestId, lostReason, discardedResultSha256,
+                certificationOverride, unknownAt, discardedResultSummary, abandonAfter, null, null);
+    }
 }

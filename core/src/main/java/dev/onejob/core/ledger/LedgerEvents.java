@@ -38,6 +38,6 @@ public final class LedgerEvents {
 
     private static RaceAudit.AttemptSummary summary(Attempt attempt) {
         return new RaceAudit.AttemptSummary(attempt.id(), attempt.number(), attempt.provider(), attempt.startedAt(),
-                attempt.finishedAt());
+                attempt.finishedAt(), attempt.costUsd());
     }
 }

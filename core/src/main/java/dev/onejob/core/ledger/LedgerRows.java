@@ -1,5 +1,6 @@
 package dev.onejob.core.ledger;
 
+import dev.onejob.core.billing.Usage;
 import dev.onejob.core.json.Json;
 import java.sql.Array;
 import java.sql.ResultSet;
@@ -20,7 +21,7 @@ final class LedgerRows {
             id, job_id, number, provider, status, job_version, created_at, updated_at, started_at, soft_deadline,
             finished_at, error_code, error_message, retryable, provider_request_id, lost_reason,
             discarded_result_sha256, certification_override, unknown_at, discarded_result_summary,
-            abandon_after""";
+            abandon_after, input_tokens, output_tokens, cached_input_tokens, cost_usd""";
 
     private LedgerRows() {
     }
@@ -49,7 +50,13 @@ final class LedgerRows {
                 lostReason == null ? null : LossReason.fromWireName(lostReason),
                 row.getString("discarded_result_sha256"), row.getString("certification_override"),
                 instant(row, "unknown_at"), row.getString("discarded_result_summary"),
-                instant(row, "abandon_after"));
+                instant(row, "abandon_after"), usage(row), row.getBigDecimal("cost_usd"));
+    }
+
+    private static Usage usage(ResultSet row) throws SQLException {
+        long input = row.getLong("input_tokens");
+        return row.wasNull() ? null : new Usage(input, row.getLong("output_tokens"),
+                row.getLong("cached_input_tokens"));
     }
 
     static Instant instant(ResultSet row, String column) throws SQLException {

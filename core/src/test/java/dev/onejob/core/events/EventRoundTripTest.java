@@ -7,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.onejob.core.billing.Usage;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.json.JsonSchemas;
+import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
@@ -54,6 +56,10 @@ class EventRoundTripTest {
                         new AttemptCompletion.Error("contract_violation", "invented key", false, true, 200,
                                 "{\"mood\":1}"), null, "backup", "claude-sonnet-4-5", null, 7, T),
                         e -> ((AttemptCompletion) e).toJson(), AttemptCompletion::fromJson, "outcome", true),
+                new Case("attempt-completion", new AttemptCompletion(A, JOB, AttemptCompletion.Outcome.SUCCEEDED,
+                        RESULT, null, null, "primary", "gpt-4o-mini", "req-2", 42, T, new Usage(1200, 80, 1024),
+                        new BigDecimal("0.0001248000")),
+                        e -> ((AttemptCompletion) e).toJson(), AttemptCompletion::fromJson, "outcome", true),
                 new Case("job-result", new JobResult(JOB, "alice", "k-1", "SUCCEEDED", B, RESULT, null,
                         List.of(new JobResult.AttemptBrief(A, 1, "primary", "DISCARDED", null),
                                 new JobResult.AttemptBrief(B, 2, "backup", "SUCCEEDED", null)), T),
@@ -63,7 +69,8 @@ class EventRoundTripTest {
                         List.of(new JobResult.AttemptBrief(A, 1, "primary", "FAILED", "http_500")), T),
                         e -> ((JobResult) e).toJson(), JobResult::fromJson, "status", true),
                 new Case("race-audit", new RaceAudit(JOB, "alice", new RaceAudit.AttemptSummary(B, 2, "backup", T, T),
-                        new RaceAudit.AttemptSummary(A, 1, "primary", T, null), "lost-cas", "a".repeat(64), T),
+                        new RaceAudit.AttemptSummary(A, 1, "primary", T, null, new BigDecimal("0.0000750000")),
+                        "lost-cas", "a".repeat(64), T),
                         e -> ((RaceAudit) e).toJson(), RaceAudit::fromJson, "losing_attempt", true),
                 new Case("race-audit", new RaceAudit(JOB, "alice", null,
                         new RaceAudit.AttemptSummary(A, 1, "primary", T, T), "job-cancelled", "b".repeat(64), T),
@@ -80,10 +87,23 @@ class EventRoundTripTest {
         ).map(Arguments::of);
     }
 
+    /** The schema of the version the record writes: each record's VERSION names its file. */
+    private static JsonSchemas schemaOf(Case c) {
+        int version = switch (c.schema()) {
+            case "attempt-completion" -> AttemptCompletion.VERSION;
+            case "race-audit" -> RaceAudit.VERSION;
+            case "attempt-command" -> AttemptCommand.VERSION;
+            case "job-result" -> JobResult.VERSION;
+            case "job-request" -> JobRequest.VERSION;
+            default -> JobRequestOutcome.VERSION;
+        };
+        return JsonSchemas.fromClasspath("events/" + c.schema() + ".v" + version + ".schema.json");
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("events")
     void writtenValidatesAndReadsBackEqual(Case c) {
-        JsonSchemas schema = JsonSchemas.fromClasspath("events/" + c.schema() + ".v1.schema.json");
+        JsonSchemas schema = schemaOf(c);
         ObjectNode written = c.write().apply(c.event());
         assertEquals(List.of(), schema.violations(written), written.toString());
         assertEquals(c.event(), c.read().apply(Json.parse(Json.write(written))));
@@ -94,7 +114,7 @@ class EventRoundTripTest {
     void theSchemaRefusesAnInventedField(Case c) {
         ObjectNode written = c.write().apply(c.event());
         written.put("priority", "high");
-        assertEquals(c.closed(), !JsonSchemas.fromClasspath("events/" + c.schema() + ".v1.schema.json")
+        assertEquals(c.closed(), !schemaOf(c)
                 .violations(written).isEmpty());
     }
 
@@ -108,5 +128,38 @@ class EventRoundTripTest {
         IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
                 () -> c.read().apply(written));
         assertTrue(refused.getMessage().contains(field), refused.getMessage());
+    }
+
+    @org.junit.jupiter.api.Test
+    void versionOneCompletionsAndRaceAuditsStillRead() {
+        // given records as version 1 wrote them: no usage, no cost
+        ObjectNode completion = new AttemptCompletion(A, JOB, AttemptCompletion.Outcome.SUCCEEDED, RESULT, null, null,
+                "primary", "gpt-4o-mini", "req-1", 42, T).toJson();
+        completion.remove("usage");
+        completion.remove("cost_usd");
+        assertEquals(List.of(), JsonSchemas.fromClasspath("events/attempt-completion.v1.schema.json")
+                .violations(completion));
+        ObjectNode audit = new RaceAudit(JOB, "alice", null, new RaceAudit.AttemptSummary(A, 1, "primary", T, T),
+                "job-cancelled", "b".repeat(64), T).toJson();
+        ((ObjectNode) audit.get("losing_attempt")).remove("cost_usd");
+        assertEquals(List.of(), JsonSchemas.fromClasspath("events/race-audit.v1.schema.json").violations(audit));
+
+        // when they are read, then nothing was billed that onejob knows of
+        assertEquals(null, AttemptCompletion.fromJson(completion).usage());
+        assertEquals(null, RaceAudit.fromJson(audit).losingAttempt().costUsd());
+    }
+
+    @org.junit.jupiter.api.Test
+    void aCompletionRefusesUsageNoProviderReports() {
+        ObjectNode completion = new AttemptCompletion(A, JOB, AttemptCompletion.Outcome.SUCCEEDED, RESULT, null, null,
+                "primary", "gpt-4o-mini", "req-1", 42, T, new Usage(10, 5, 0), new BigDecimal("0.01")).toJson();
+        ((ObjectNode) completion.get("usage")).put("cached_input_tokens", 11);
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> AttemptCompletion.fromJson(completion));
+        assertTrue(refused.getMessage().contains("cached_input_tokens"), refused.getMessage());
+        ObjectNode negative = new AttemptCompletion(A, JOB, AttemptCompletion.Outcome.SUCCEEDED, RESULT, null, null,
+                "primary", "gpt-4o-mini", "req-1", 42, T, new Usage(10, 5, 0), new BigDecimal("0.01")).toJson();
+        negative.put("cost_usd", -1);
+        assertThrows(IllegalArgumentException.class, () -> AttemptCompletion.fromJson(negative));
     }
 }

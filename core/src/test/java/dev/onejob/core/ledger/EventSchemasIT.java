@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 class EventSchemasIT {
     private static final JsonSchemas ATTEMPT_COMMAND = JsonSchemas.fromClasspath("events/attempt-command.v1.schema.json");
     private static final JsonSchemas JOB_RESULT = JsonSchemas.fromClasspath("events/job-result.v1.schema.json");
-    private static final JsonSchemas RACE_AUDIT = JsonSchemas.fromClasspath("events/race-audit.v1.schema.json");
+    private static final JsonSchemas RACE_AUDIT = JsonSchemas.fromClasspath("events/race-audit.v2.schema.json");
     private static final JsonNode RESULT = Json.parse("{\"sentiment\":\"positive\"}");
 
     private final LedgerFixture ledger = new LedgerFixture();

@@ -10,6 +10,7 @@ import dev.onejob.core.json.Json;
 import dev.onejob.core.config.Providers;
 import dev.onejob.core.contract.Contracts;
 import dev.onejob.core.ledger.LedgerQueries;
+import dev.onejob.core.ledger.BillingStore;
 import dev.onejob.core.ledger.LedgerStore;
 import dev.onejob.core.ledger.ProviderGate;
 import dev.onejob.ingest.IngestMetrics;
@@ -54,13 +55,14 @@ public final class ApiServer implements AutoCloseable {
     private final CertificationsApi certifications;
     private final EventsApi events;
     private final FindApi find;
+    private final UsageApi usage;
     private final JobWatch watch;
     private final Tokens tokens;
     private final IngestMetrics metrics;
     private final Supplier<String> readiness;
 
     /** What the read side needs: the ledger's queries and the configuration people look at. */
-    public record Views(LedgerQueries queries, Providers providers, Contracts contracts) {
+    public record Views(LedgerQueries queries, Providers providers, Contracts contracts, BillingStore billing) {
     }
 
     public ApiServer(WebServer.Settings settings, LedgerStore ledger, JobRequests requests, ProviderGate gate,
@@ -91,6 +93,7 @@ public final class ApiServer implements AutoCloseable {
         this.certifications = new CertificationsApi(certifier, certifications, maxBodyBytes);
         this.events = new EventsApi(views.queries(), watch);
         this.find = new FindApi(views.queries(), certifications, views.providers(), views.contracts(), metrics, watch);
+        this.usage = new UsageApi(views.billing(), java.time.Clock.systemUTC());
         this.tokens = tokens;
         this.metrics = metrics;
         // A probe or a scraper polling readiness costs PostgreSQL and Kafka one check a second, not one per call.
@@ -255,6 +258,9 @@ public final class ApiServer implements AutoCloseable {
         } else if (path.equals("/v1/contracts")) {
             allow(exchange, method, "GET");
             find.contracts(exchange);
+        } else if (path.equals("/v1/usage")) {
+            allow(exchange, method, "GET");
+            usage.usage(exchange, caller);
         } else if (path.equals("/v1/stats")) {
             allow(exchange, method, "GET");
             find.stats(exchange);
@@ -290,7 +296,8 @@ public final class ApiServer implements AutoCloseable {
     public static final List<String> ROUTES = List.of("/health", "/health/live", "/health/ready", "/metrics",
             "/openapi.yaml", "/console", "/console/{file}", "/v1/jobs", "/v1/jobs/{id}", "/v1/jobs/{id}/attempts",
             "/v1/jobs/{id}/cancel", "/v1/jobs/{id}/events", "/v1/attempts", "/v1/attempts/{id}/resolve",
-            "/v1/races", "/v1/providers", "/v1/contracts", "/v1/stats", "/v1/whoami", "/v1/certifications");
+            "/v1/races", "/v1/providers", "/v1/contracts", "/v1/stats", "/v1/usage", "/v1/whoami",
+            "/v1/certifications");
     private static final List<Map.Entry<String, Pattern>> ROUTE_PATTERNS = ROUTES.stream()
             .map(t -> Map.entry(t, Pattern.compile(t.replace("{file}", "[^/]*").replaceAll("\\{[a-z]+}", "[^/]+"))))
             .toList();

@@ -221,12 +221,12 @@ final class FindApi {
     }
 
     /** The owner to list: the caller's own, or for an operator every owner unless {@code owner} names one. */
-    private static String owner(Principal caller, Map<String, String> query) {
+    static String owner(Principal caller, Map<String, String> query) {
         String owner = blankToNull(query.get("owner"));
         if (!caller.may(Principal.OPERATE)) {
             if (owner != null && !owner.equals(caller.ownerId())) {
-                throw Problem.forbidden("only operators may list another owner's jobs ('owner' needs the 'operate' "
-                        + "role)");
+                throw Problem.forbidden("only operators may read another owner's jobs, attempts or usage ('owner'"
+                        + " needs the 'operate' role)");
             }
             return caller.ownerId();
         }
@@ -245,7 +245,7 @@ final class FindApi {
         putText(body, "next_cursor", page.nextCursor());
     }
 
-    private static void allowOnly(Map<String, String> query, String... names) {
+    static void allowOnly(Map<String, String> query, String... names) {
         List<String> allowed = Arrays.asList(names);
         for (String name : query.keySet()) {
             if (!allowed.contains(name)) {
@@ -317,11 +317,11 @@ final class FindApi {
         }
     }
 
-    private static Problem badRequest(String detail) {
+    static Problem badRequest(String detail) {
         return new Problem(400, "bad-request", "Bad request", detail);
     }
 
-    private static String blankToNull(String text) {
+    static String blankToNull(String text) {
         return text == null || text.isEmpty() ? null : text;
     }
 

@@ -44,6 +44,9 @@ public final class JobJson {
         }
         var list = node.putArray("attempts");
         attempts.forEach(a -> list.add(attempt(a)));
+        // Every billed attempt counts, a lost race's included: the provider billed it.
+        node.put("cost_usd", attempts.stream().map(Attempt::costUsd).filter(java.util.Objects::nonNull)
+                .reduce(java.math.BigDecimal.ZERO, java.math.BigDecimal::add).stripTrailingZeros().toPlainString());
         var done = node.putArray("operator_actions");
         for (var action : actions) {
             ObjectNode item = done.addObject();
@@ -85,6 +88,9 @@ public final class JobJson {
         text(node, "discarded_result_summary", attempt.discardedResultSummary());
         text(node, "certification_override", attempt.certificationOverride());
         time(node, "unknown_at", attempt.unknownAt());
+        node.set("usage", attempt.usage() == null ? Json.MAPPER.nullNode() : attempt.usage().toJson());
+        text(node, "cost_usd", attempt.costUsd() == null ? null
+                : attempt.costUsd().stripTrailingZeros().toPlainString());
         return node;
     }
 

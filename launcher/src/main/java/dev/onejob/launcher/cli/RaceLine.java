@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 /**
  * One lost race as one line for people: when it was detected, the job, the loser's and the winner's attempt number
  * and provider ("none" when no attempt had won), the reason and the start of the discarded result's SHA-256.
- * Consumes a race-audit record ({@code events/race-audit.v1.schema.json}); owns nothing.
+ * Consumes a race-audit record ({@code events/race-audit.v2.schema.json}); owns nothing.
  */
 public final class RaceLine {
     private RaceLine() {

@@ -34,7 +34,7 @@ class CliExitCodeTest {
     static Stream<Arguments> everyCommand() {
         return Stream.of(Arguments.of("jobs", "get"), Arguments.of("jobs", "list"), Arguments.of("jobs", "cancel"),
                 Arguments.of("attempts", "resolve"), Arguments.of("providers", "list"),
-                Arguments.of("races", "tail"), Arguments.of("outbox", "status"));
+                Arguments.of("races", "tail"), Arguments.of("outbox", "status"), Arguments.of("billing", "reconcile"));
     }
 
     @ParameterizedTest(name = "{0} {1} --help")

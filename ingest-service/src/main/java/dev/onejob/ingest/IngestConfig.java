@@ -21,7 +21,16 @@ import java.util.Map;
  */
 public record IngestConfig(DatabaseConfig database, KafkaConfig kafka, WebServer.Settings http, int maxBodyBytes,
                            Path tokensFile, Path providersFile, Path contractsDir, boolean relay,
-                           Duration outboxRetention, String instanceId, FrontDoor frontDoor) implements ServiceConfig {
+                           Duration outboxRetention, String instanceId, FrontDoor frontDoor, Path budgetsFile)
+        implements ServiceConfig {
+
+    /** Without a budgets file: no owner is limited. */
+    public IngestConfig(DatabaseConfig database, KafkaConfig kafka, WebServer.Settings http, int maxBodyBytes,
+                        Path tokensFile, Path providersFile, Path contractsDir, boolean relay,
+                        Duration outboxRetention, String instanceId, FrontDoor frontDoor) {
+        this(database, kafka, http, maxBodyBytes, tokensFile, providersFile, contractsDir, relay, outboxRetention,
+                instanceId, frontDoor, null);
+    }
 
     public static IngestConfig fromEnv(Map<String, String> env) {
         Settings settings = Settings.of(env);
@@ -44,7 +53,8 @@ public record IngestConfig(DatabaseConfig database, KafkaConfig kafka, WebServer
                         settings.duration(Env.HTTP_MAX_WAIT, FrontDoor.DEFAULT_MAX_WAIT, Duration.ZERO,
                                 Duration.ofMinutes(10)),
                         settings.duration(Env.HTTP_WAIT_RECHECK, FrontDoor.DEFAULT_WAIT_RECHECK,
-                                Duration.ofMillis(50), Duration.ofMinutes(1))));
+                                Duration.ofMillis(50), Duration.ofMinutes(1))),
+                settings.path(Env.BUDGETS_FILE, "config/budgets.yaml"));
     }
 
     /** The API's server: its address, limits and, when both files are given, TLS. */

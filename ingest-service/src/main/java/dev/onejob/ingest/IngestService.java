@@ -4,6 +4,7 @@ import dev.onejob.core.config.Providers;
 import dev.onejob.core.contract.Contracts;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.kafka.KafkaConfig;
+import dev.onejob.core.billing.Budgets;
 import dev.onejob.core.ledger.LedgerStore;
 import dev.onejob.core.certification.CertificationGate;
 import dev.onejob.core.certification.CertificationStore;
@@ -72,7 +73,8 @@ public final class IngestService implements ServiceMain.Service {
         Providers providers = Providers.load(config.providersFile(), env);
         Tokens tokens = Tokens.load(config.tokensFile());
         LedgerStore ledger = new LedgerStore(database);
-        JobRequests requests = new JobRequests(contracts, providers);
+        Budgets budgets = config.budgetsFile() == null ? Budgets.NONE : Budgets.load(config.budgetsFile());
+        JobRequests requests = new JobRequests(contracts, providers, budgets, java.time.Clock.systemUTC());
         KafkaConfig kafka = config.kafka();
         admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()));
 

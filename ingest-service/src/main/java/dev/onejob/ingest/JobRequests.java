@@ -2,9 +2,16 @@ package dev.onejob.ingest;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.config.Providers;
+import dev.onejob.core.billing.Budgets;
+import dev.onejob.core.billing.JobCost;
+import dev.onejob.core.billing.OwnerLimits;
+import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.contract.Contract;
 import dev.onejob.core.contract.Contracts;
 import dev.onejob.core.ledger.NewJob;
+import java.time.Clock;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -20,10 +27,20 @@ public final class JobRequests {
 
     private final Contracts contracts;
     private final Providers providers;
+    private final Budgets budgets;
+    private final Clock clock;
 
+    /** Limiting nobody. */
     public JobRequests(Contracts contracts, Providers providers) {
+        this(contracts, providers, Budgets.NONE, Clock.systemUTC());
+    }
+
+    /** A limited owner's jobs carry their limits, the current period and what they reserve ({@link JobCost}). */
+    public JobRequests(Contracts contracts, Providers providers, Budgets budgets, Clock clock) {
         this.contracts = contracts;
         this.providers = providers;
+        this.budgets = budgets;
+        this.clock = clock;
     }
 
     /** Either a job to submit or the problems, never both. */
@@ -81,7 +98,21 @@ public final class JobRequests {
         if (!problems.isEmpty()) {
             return new Validated(null, List.copyOf(problems));
         }
-        return new Validated(new NewJob(ownerId, idempotencyKey, request, contractId, target, fallbacks), List.of());
+        return new Validated(new NewJob(ownerId, idempotencyKey, request, contractId, target, fallbacks,
+                budget(ownerId, contract, variables, target, fallbacks)), List.of());
+    }
+
+    private NewJob.Budget budget(String ownerId, Contract contract, JsonNode variables, String target,
+                                 List<String> fallbacks) {
+        OwnerLimits limits = budgets.limitsFor(ownerId);
+        if (!limits.limitsAnything()) {
+            return null;
+        }
+        List<ProviderConfig> route = new ArrayList<>();
+        route.add(providers.find(target).orElseThrow());
+        fallbacks.forEach(f -> route.add(providers.find(f).orElseThrow()));
+        return new NewJob.Budget(limits, limits.period().start(LocalDate.now(clock.withZone(ZoneOffset.UTC))),
+                JobCost.bound(contract, variables, route));
     }
 
     private static String text(JsonNode request, String field, List<String> problems) {

@@ -32,7 +32,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  */
 final class IsolatedIngest implements AutoCloseable {
     private static final JsonSchemas OUTCOME_SCHEMA =
-            JsonSchemas.fromClasspath("events/job-request-outcome.v1.schema.json");
+            JsonSchemas.fromClasspath("events/job-request-outcome.v2.schema.json");
     private final EmbeddedKafka broker;
     private final IngestService service;
     private final JobRequestPublisher upstream;

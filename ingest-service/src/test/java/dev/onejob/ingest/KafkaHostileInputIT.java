@@ -39,7 +39,7 @@ class KafkaHostileInputIT {
     private static final IngestFixture INGEST = IngestFixture.shared();
     private static final JobRequestPublisher UPSTREAM = new JobRequestPublisher(INGEST.bootstrap);
     private static final JsonSchemas OUTCOME_SCHEMA =
-            JsonSchemas.fromClasspath("events/job-request-outcome.v1.schema.json");
+            JsonSchemas.fromClasspath("events/job-request-outcome.v2.schema.json");
     private static final String MALFORMED = ApiDocument.PROBLEM_BASE + "malformed-record";
     private static final String INVALID = ApiDocument.PROBLEM_BASE + "invalid-request";
 
@@ -125,7 +125,8 @@ class KafkaHostileInputIT {
         assertEquals(1, found.size(), "exactly one answer for " + requestId);
         JsonNode answer = Json.parse(TopicProbe.text(found.get(0).value()));
         assertEquals(List.of(), OUTCOME_SCHEMA.violations(answer), answer.toString());
-        assertEquals("1", JobRequestPublisher.header(found.get(0), "onejob-schema-version"));
+        assertEquals(Integer.toString(dev.onejob.core.events.JobRequestOutcome.VERSION),
+                JobRequestPublisher.header(found.get(0), "onejob-schema-version"));
         return answer;
     }
 

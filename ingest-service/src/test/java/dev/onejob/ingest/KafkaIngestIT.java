@@ -64,7 +64,7 @@ class KafkaIngestIT {
     }
 
     private static final JsonSchemas OUTCOME_SCHEMA =
-            JsonSchemas.fromClasspath("events/job-request-outcome.v1.schema.json");
+            JsonSchemas.fromClasspath("events/job-request-outcome.v2.schema.json");
     private static final JsonSchemas REQUEST_SCHEMA = JsonSchemas.fromClasspath("events/job-request.v1.schema.json");
 
     /** The one answer for a request, checked against its published schema and version header. */
@@ -76,7 +76,8 @@ class KafkaIngestIT {
         assertEquals(1, found.size(), "exactly one answer for " + requestId);
         JsonNode answer = Json.parse(TopicProbe.text(found.get(0).value()));
         assertEquals(List.of(), OUTCOME_SCHEMA.violations(answer), answer.toString());
-        assertEquals("1", header(found.get(0), "onejob-schema-version"));
+        assertEquals(Integer.toString(dev.onejob.core.events.JobRequestOutcome.VERSION),
+                header(found.get(0), "onejob-schema-version"));
         return answer;
     }
 

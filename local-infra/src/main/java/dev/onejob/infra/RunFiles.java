@@ -22,7 +22,8 @@ import java.util.Map;
  *       ({@link #token(String)}) and, when asked, in {@code tokens.properties} for a load generator;</li>
  *   <li>{@code providers.yaml}: {@code primary} on the OpenAI wire and {@code backup} on the Anthropic wire, at the
  *       run's simulators ({@code SIM_PRIMARY_URL}, {@code SIM_BACKUP_URL}), with the run's timeouts and API keys
- *       from {@code PRIMARY_API_KEY} / {@code BACKUP_API_KEY}.</li>
+ *       from {@code PRIMARY_API_KEY} / {@code BACKUP_API_KEY}, at the shipped prices (the simulators bill the
+ *       same, so the chaos run's billing check compares equal costs).</li>
  * </ul>
  * The contracts are the project's own, {@code config/contracts} under the repository root.
  */
@@ -64,9 +65,11 @@ public final class RunFiles {
             Files.writeString(files.providersFile(), """
                     providers:
                       - {id: primary, protocol: openai-chat, base_url: '${SIM_PRIMARY_URL}', model: gpt-4o-mini,
-                         api_key_env: PRIMARY_API_KEY, soft_timeout: %dms, hard_timeout: %dms}
+                         api_key_env: PRIMARY_API_KEY, soft_timeout: %dms, hard_timeout: %dms,
+                         prices: {input: 0.15, output: 0.60, cached_input: 0.075}}
                       - {id: backup, protocol: anthropic-messages, base_url: '${SIM_BACKUP_URL}',
-                         model: claude-sonnet-4-5, api_key_env: BACKUP_API_KEY, soft_timeout: %dms, hard_timeout: %dms}
+                         model: claude-sonnet-4-5, api_key_env: BACKUP_API_KEY, soft_timeout: %dms, hard_timeout: %dms,
+                         prices: {input: 3.00, output: 15.00, cached_input: 0.30}}
                     """.formatted(primary.soft().toMillis(), primary.hard().toMillis(), backup.soft().toMillis(),
                     backup.hard().toMillis()));
         } catch (IOException e) {

@@ -2,7 +2,8 @@ package dev.onejob.chaos.check;
 
 /**
  * Every way a chaos run's recorded history can break an invariant of onejob, with the name the report prints.
- * Each kind is found by exactly one check in {@link IntentChecks}, {@link ResultChecks} or {@link AttemptChecks}.
+ * Each kind is found by exactly one check in {@link IntentChecks}, {@link ResultChecks}, {@link AttemptChecks} or
+ * {@link BillingChecks}.
  */
 public enum AnomalyKind {
     /** More than one job row for one (owner, key). */
@@ -56,6 +57,14 @@ public enum AnomalyKind {
      * A second paid call after a contract violation or an unstorable answer is designed failover, and not this.
      */
     SECOND_PAID_CALL("second-paid-call"),
+    /** A charge on a provider's bill that no attempt explains (billing reconciliation). */
+    BILLED_WITHOUT_ATTEMPT("billed-without-attempt"),
+    /** An attempt the provider's bill charges more than once (billing reconciliation). */
+    BILLED_TWICE("billed-twice"),
+    /** An attempt whose tokens or cost in the ledger differ from the provider's charge (billing reconciliation). */
+    BILLED_COST_MISMATCH("billed-cost-mismatch"),
+    /** Usage the ledger recorded for an attempt the provider never charged (billing reconciliation). */
+    RECORDED_NOT_BILLED("recorded-not-billed"),
     /** Two attempts of one job live at the same time. */
     OVERLAPPING_ATTEMPTS("overlapping-attempts"),
     /** After the drain: a job or attempt still waiting for a component, not for a person. */

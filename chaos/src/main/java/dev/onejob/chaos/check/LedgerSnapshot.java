@@ -22,7 +22,8 @@ record LedgerSnapshot(List<JobRow> jobs, List<AttemptRow> attempts) {
             SELECT id, owner_id, idempotency_key, status, completed_by, result::text AS result
             FROM jobs ORDER BY created_at, id""";
     private static final String SELECT_ATTEMPTS = """
-            SELECT id, job_id, number, provider, status, created_at, started_at, finished_at, error_code, error_message
+            SELECT id, job_id, number, provider, status, created_at, started_at, finished_at, error_code, error_message,
+                   provider_request_id, input_tokens, output_tokens, cached_input_tokens, cost_usd
             FROM attempts ORDER BY job_id, number""";
 
     static LedgerSnapshot read(Connection connection) throws SQLException {
@@ -67,10 +68,17 @@ record LedgerSnapshot(List<JobRow> jobs, List<AttemptRow> attempts) {
                 attempts.add(new AttemptRow(row.getString("id"), row.getString("job_id"), row.getInt("number"),
                         row.getString("provider"), row.getString("status"), instant(row, "created_at"),
                         instant(row, "started_at"), instant(row, "finished_at"), row.getString("error_code"),
-                        row.getString("error_message")));
+                        row.getString("error_message"), row.getString("provider_request_id"), usage(row),
+                        row.getBigDecimal("cost_usd")));
             }
         }
         return attempts;
+    }
+
+    private static dev.onejob.core.billing.Usage usage(ResultSet row) throws SQLException {
+        long input = row.getLong("input_tokens");
+        return row.wasNull() ? null : new dev.onejob.core.billing.Usage(input, row.getLong("output_tokens"),
+                row.getLong("cached_input_tokens"));
     }
 
     private static Instant instant(ResultSet row, String column) throws SQLException {

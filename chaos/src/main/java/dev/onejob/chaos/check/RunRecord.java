@@ -2,6 +2,8 @@ package dev.onejob.chaos.check;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.chaos.history.Op;
+import dev.onejob.core.billing.Usage;
+import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.List;
 
@@ -47,9 +49,21 @@ public record RunRecord(List<Op> ops, List<JobRow> jobs, List<AttemptRow> attemp
                          JsonNode result) {
     }
 
-    /** A row of {@code attempts}; {@code startedAt}, {@code finishedAt} and the error may be null. */
+    /**
+     * A row of {@code attempts}; {@code startedAt}, {@code finishedAt} and the error may be null, and so are the
+     * provider's request id, the usage and the cost until a completion reported them.
+     */
     public record AttemptRow(String id, String jobId, int number, String provider, String status, Instant createdAt,
-                             Instant startedAt, Instant finishedAt, String errorCode, String errorMessage) {
+                             Instant startedAt, Instant finishedAt, String errorCode, String errorMessage,
+                             String providerRequestId, Usage usage, BigDecimal costUsd) {
+
+        /** Without a bill. */
+        public AttemptRow(String id, String jobId, int number, String provider, String status, Instant createdAt,
+                          Instant startedAt, Instant finishedAt, String errorCode, String errorMessage) {
+            this(id, jobId, number, provider, status, createdAt, startedAt, finishedAt, errorCode, errorMessage, null,
+                    null, null);
+        }
+
         /** Without an error. */
         public AttemptRow(String id, String jobId, int number, String provider, String status, Instant createdAt,
                           Instant startedAt, Instant finishedAt) {
@@ -97,11 +111,26 @@ public record RunRecord(List<Op> ops, List<JobRow> jobs, List<AttemptRow> attemp
      * @param behaviour      the simulator behaviour applied: {@link #ANSWER} for a plain answer in time, else e.g.
      *                       {@code hang}, {@code drop_field}, {@code poison_answer}
      * @param receivedAt     when the simulator had read the request, or null when not recorded
+     * @param requestId      the provider's request id of a billed answer, else null
+     * @param usage          the tokens the provider billed for it, or null when it billed nothing
+     * @param costUsd        what the provider charged for it, or null when it billed nothing
      */
     public record ProviderCall(String simulator, String idempotencyKey, String protocol, Integer status,
-                               String behaviour, Instant receivedAt) {
+                               String behaviour, Instant receivedAt, String requestId, Usage usage,
+                               BigDecimal costUsd) {
         /** The behaviour of a call answered in time with a usable answer. */
         public static final String ANSWER = "answer";
+
+        /** A call whose bill is not recorded. */
+        public ProviderCall(String simulator, String idempotencyKey, String protocol, Integer status,
+                            String behaviour, Instant receivedAt) {
+            this(simulator, idempotencyKey, protocol, status, behaviour, receivedAt, null, null, null);
+        }
+
+        /** Whether the provider's bill has a charge for it. */
+        public boolean charged() {
+            return costUsd != null;
+        }
 
         /** A call with a plain answer (or none, by its status), at no recorded time. */
         public ProviderCall(String simulator, String idempotencyKey, String protocol, Integer status) {

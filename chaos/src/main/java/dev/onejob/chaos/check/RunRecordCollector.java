@@ -5,6 +5,7 @@ import dev.onejob.chaos.check.RunRecord.ProviderCall;
 import dev.onejob.chaos.history.History;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.Topics;
+import dev.onejob.core.billing.Usage;
 import dev.onejob.simulator.LedgerEntry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -89,7 +90,9 @@ public final class RunRecordCollector {
             for (JsonNode json : entries) {
                 LedgerEntry entry = LedgerEntry.fromJson(json);
                 calls.add(new ProviderCall(simulator, TopicRecords.id(entry.idempotencyKey()), entry.protocol(),
-                        entry.status(), entry.behaviour(), entry.receivedAt()));
+                        entry.status(), entry.behaviour(), entry.receivedAt(), entry.requestId(),
+                        entry.isBilled() ? new Usage(entry.inputTokens(), entry.outputTokens(),
+                                entry.cachedInputTokens()) : null, entry.isBilled() ? entry.costUsd() : null));
             }
         }
         return calls;

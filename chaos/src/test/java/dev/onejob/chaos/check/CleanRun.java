@@ -114,9 +114,12 @@ final class CleanRun {
     /** Answered 201 then 200; won by its only attempt, whose answer is stored with other key order and 1 as 1.0. */
     private void intentA() {
         jobs.add(new JobRow(JOB_A, "alice", "k-a", "SUCCEEDED", ATT_A1, json("{\"answer\": \"a\", \"n\": 1}")));
-        attempts.add(new AttemptRow(ATT_A1, JOB_A, 1, "openai", "SUCCEEDED", t(0), t(1), t(2)));
+        // billed by the provider as the ledger recorded it
+        attempts.add(new AttemptRow(ATT_A1, JOB_A, 1, "openai", "SUCCEEDED", t(0), t(1), t(2), null, null, "req-a1",
+                new dev.onejob.core.billing.Usage(100, 10, 0), new java.math.BigDecimal("0.000021")));
         commands.add(new AttemptCommand(ATT_A1, JOB_A));
-        calls.add(new ProviderCall("openai", ATT_A1, "openai-chat", 200));
+        calls.add(new ProviderCall("openai", ATT_A1, "openai-chat", 200, ProviderCall.ANSWER, null, "req-a1",
+                new dev.onejob.core.billing.Usage(100, 10, 0), new java.math.BigDecimal("0.000021")));
         completions.add(new Completion(ATT_A1, JOB_A, "SUCCEEDED", json("{\"n\": 1.0, \"answer\": \"a\"}")));
         results.add(new JobResult(JOB_A, "alice", "k-a", "SUCCEEDED", ATT_A1, json("{\"answer\":\"a\",\"n\":1}")));
     }

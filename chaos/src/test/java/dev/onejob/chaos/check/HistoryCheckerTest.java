@@ -86,6 +86,10 @@ class HistoryCheckerTest {
         expected.put("lost races", 1L);
         expected.put("intents awaiting resolution", 2L);
         expected.put(RunFigures.DEAD_LETTERS_REPEATED, 0L);
+        expected.put(BillingChecks.BILLED_CALLS, 1L);
+        expected.put(BillingChecks.BILLED_MICRO_USD, 21L);
+        expected.put(BillingChecks.UNRECORDED_CHARGES, 0L);
+        expected.put(BillingChecks.CERTIFICATION_CHARGES, 0L);
         expected.put("anomalies", 0L);
         Map<String, Long> actual = new LinkedHashMap<>();
         report.figures().forEach(f -> actual.put(f.name(), f.value()));
@@ -250,7 +254,28 @@ class HistoryCheckerTest {
                 broken("an attempt with two commands", AnomalyKind.ATTEMPT_COMMAND_DUPLICATED,
                         r -> r.commands.add(new AttemptCommand(ATT_B2, CleanRun.JOB_B))),
                 broken("an unreadable completion", AnomalyKind.UNREADABLE_RECORD,
-                        r -> r.unreadable.add("attempt-completions/0/42: 'attempt_id' is missing or not a string")));
+                        r -> r.unreadable.add("attempt-completions/0/42: 'attempt_id' is missing or not a string")),
+                broken("a charge for the winner's request id under no key", AnomalyKind.BILLED_TWICE,
+                        r -> chargeA1(r, null, "req-a1")),
+                broken("a charge no attempt explains", AnomalyKind.BILLED_WITHOUT_ATTEMPT,
+                        r -> chargeA1(r, null, "req-stranger")),
+                broken("a charge that differs from the recorded cost", AnomalyKind.BILLED_COST_MISMATCH,
+                        r -> r.calls.replaceAll(c -> c.idempotencyKey() != null && c.idempotencyKey()
+                                .equals(CleanRun.ATT_A1) ? new ProviderCall(c.simulator(), c.idempotencyKey(),
+                                c.protocol(), c.status(), c.behaviour(), c.receivedAt(), "req-a1", A1_USAGE,
+                                new java.math.BigDecimal("0.5")) : c)),
+                broken("usage recorded that no charge shows", AnomalyKind.RECORDED_NOT_BILLED,
+                        r -> r.calls.replaceAll(c -> c.idempotencyKey() != null && c.idempotencyKey()
+                                .equals(CleanRun.ATT_A1) ? new ProviderCall(c.simulator(), c.idempotencyKey(),
+                                c.protocol(), c.status(), c.behaviour(), c.receivedAt()) : c)));
+    }
+
+    private static final dev.onejob.core.billing.Usage A1_USAGE = new dev.onejob.core.billing.Usage(100, 10, 0);
+
+    /** A charge on the openai simulator's bill, named by {@code key} and {@code requestId} only. */
+    private static void chargeA1(CleanRun run, String key, String requestId) {
+        run.calls.add(new ProviderCall("openai", key, "openai-chat", 200, ProviderCall.ANSWER, null, requestId,
+                A1_USAGE, new java.math.BigDecimal("0.000021")));
     }
 
     private static Arguments broken(String what, AnomalyKind kind, Consumer<CleanRun> breakIt) {
@@ -402,5 +427,47 @@ class HistoryCheckerTest {
                 .noneMatch(a -> a.kind() == AnomalyKind.OUTCOME_WITHOUT_CALL));
         assertTrue(HistoryChecker.check(elsewhere.build()).anomalies().stream()
                 .anyMatch(a -> a.kind() == AnomalyKind.OUTCOME_WITHOUT_CALL));
+    }
+
+    /** Attempt A1's call billed as the ledger recorded it, unless a test changes one side. */
+    private static CleanRun billed(String ledgerCost, String charged) {
+        CleanRun run = new CleanRun();
+        dev.onejob.core.billing.Usage usage = new dev.onejob.core.billing.Usage(100, 10, 0);
+        replaceAttempt(run, CleanRun.ATT_A1, a -> new AttemptRow(a.id(), a.jobId(), a.number(), a.provider(),
+                a.status(), a.createdAt(), a.startedAt(), a.finishedAt(), null, null, "req-a1",
+                ledgerCost == null ? null : usage, ledgerCost == null ? null : new java.math.BigDecimal(ledgerCost)));
+        run.calls.removeIf(c -> c.idempotencyKey().equals(CleanRun.ATT_A1));
+        run.calls.add(new ProviderCall("openai", CleanRun.ATT_A1, "openai-chat", 200, ProviderCall.ANSWER, null,
+                "req-a1", charged == null ? null : usage, charged == null ? null : new java.math.BigDecimal(charged)));
+        return run;
+    }
+
+    @Test
+    void theProvidersBillIsReconciledWithTheLedger() {
+        // a bill that matches, and one whose usage onejob never learnt (a timeout): no anomaly
+        CheckReport matching = HistoryChecker.check(billed("0.000021", "0.000021").build());
+        assertTrue(matching.passed(), matching::render);
+        assertEquals(1, matching.figure(BillingChecks.BILLED_CALLS));
+        assertEquals(21, matching.figure(BillingChecks.BILLED_MICRO_USD));
+        CheckReport unrecorded = HistoryChecker.check(billed(null, "0.000021").build());
+        assertTrue(unrecorded.passed(), unrecorded::render);
+        assertEquals(1, unrecorded.figure(BillingChecks.UNRECORDED_CHARGES));
+
+        // a cost that differs, and usage recorded that nobody charged
+        assertEquals(Set.of(AnomalyKind.BILLED_COST_MISMATCH),
+                HistoryChecker.check(billed("0.000021", "0.000042").build()).counts().keySet());
+        assertEquals(Set.of(AnomalyKind.RECORDED_NOT_BILLED),
+                HistoryChecker.check(billed("0.000021", null).build()).counts().keySet());
+
+        // a second charge for the attempt, and a charge no started attempt explains
+        CleanRun twice = billed("0.000021", "0.000021");
+        twice.calls.add(new ProviderCall("openai", CleanRun.ATT_A1, "openai-chat", 200, ProviderCall.ANSWER, null,
+                "req-a1-again", new dev.onejob.core.billing.Usage(100, 10, 0), new java.math.BigDecimal("0.000021")));
+        assertTrue(HistoryChecker.check(twice.build()).counts().containsKey(AnomalyKind.BILLED_TWICE));
+        CleanRun stranger = billed("0.000021", "0.000021");
+        stranger.calls.add(new ProviderCall("openai", "00000000-0000-4000-8000-0000000000ff", "openai-chat", 200,
+                ProviderCall.ANSWER, null, "req-x", new dev.onejob.core.billing.Usage(1, 1, 0),
+                new java.math.BigDecimal("0.000001")));
+        assertTrue(HistoryChecker.check(stranger.build()).counts().containsKey(AnomalyKind.BILLED_WITHOUT_ATTEMPT));
     }
 }

@@ -14,7 +14,8 @@ import java.util.UUID;
  * charges come from the provider's export ({@link ProviderCharge}), the attempts from the ledger; used by
  * {@code onejob billing reconcile} and by the chaos run's checker, so both judge by the same rules.
  *
- * <p>Findings: a charge no attempt of the provider explains ({@link Report#billedWithoutAttempt}); an attempt charged
+ * <p>Findings: a charge for one of onejob's certification calls is counted apart ({@link CallKeys}); a charge no
+ * attempt of the provider explains ({@link Report#billedWithoutAttempt}); an attempt charged
  * more than once ({@link Report#billedMoreThanOnce}); an attempt whose recorded tokens or cost differ from the charge
  * ({@link Report#costMismatches}); an attempt charged whose usage onejob never learnt (its call timed out or its
  * answer was lost: {@link Report#chargedButUnrecorded}, expected, not an error); an attempt whose usage onejob
@@ -35,8 +36,13 @@ public final class BillingReconciliation {
         }
     }
 
-    /** What the comparison found, with the totals of both sides. */
+    /**
+     * What the comparison found, with the totals of both sides. {@code certificationCalls} are the charges for
+     * onejob's own certification calls ({@link CallKeys#isCertification}): billed, in the provider's total, no
+     * attempt's.
+     */
     public record Report(int charges, int attempts, BigDecimal providerTotal, BigDecimal ledgerTotal,
+                         List<ProviderCharge> certificationCalls,
                          List<ProviderCharge> billedWithoutAttempt, List<Match> billedMoreThanOnce,
                          List<Match> costMismatches, List<Match> chargedButUnrecorded,
                          List<LedgerAttempt> recordedButNotCharged) {
@@ -68,6 +74,7 @@ public final class BillingReconciliation {
         }
         Map<UUID, List<ProviderCharge>> chargesOf = new LinkedHashMap<>();
         List<ProviderCharge> unexplained = new ArrayList<>();
+        List<ProviderCharge> certifications = new ArrayList<>();
         BigDecimal providerTotal = BigDecimal.ZERO;
         for (ProviderCharge charge : charges) {
             providerTotal = providerTotal.add(charge.costUsd());
@@ -75,7 +82,9 @@ public final class BillingReconciliation {
             if (attempt == null && charge.requestId() != null) {
                 attempt = byRequestId.get(charge.requestId());
             }
-            if (attempt == null) {
+            if (attempt == null && CallKeys.isCertification(charge.idempotencyKey())) {
+                certifications.add(charge);
+            } else if (attempt == null) {
                 unexplained.add(charge);
             } else {
                 chargesOf.computeIfAbsent(attempt.attemptId(), id -> new ArrayList<>()).add(charge);
@@ -107,7 +116,8 @@ public final class BillingReconciliation {
                 mismatched.add(match);
             }
         }
-        return new Report(charges.size(), attempts.size(), providerTotal, ledgerTotal, List.copyOf(unexplained),
+        return new Report(charges.size(), attempts.size(), providerTotal, ledgerTotal, List.copyOf(certifications),
+                List.copyOf(unexplained),
                 List.copyOf(twice), List.copyOf(mismatched), List.copyOf(unrecorded), List.copyOf(uncharged));
     }
 }

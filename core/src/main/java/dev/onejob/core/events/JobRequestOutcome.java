@@ -9,14 +9,15 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * A {@code job-request-outcomes} record ({@code events/job-request-outcome.v1.schema.json}): the one answer each
+ * A {@code job-request-outcomes} record ({@code events/job-request-outcome.v2.schema.json}): the one answer each
  * {@code job-requests} record gets. The requester's identity as far as it could be read (null fields otherwise),
- * the outcome ({@code CREATED}, {@code REPLAYED}, {@code CONFLICT}, {@code INVALID}), the job id where there is one,
+ * the outcome ({@code CREATED}, {@code REPLAYED}, {@code CONFLICT}, {@code INVALID}, and since version 2
+ * {@code REJECTED}: the owner's limits refused a new job), the job id where there is one,
  * the problem otherwise, and where the request was, so a requester without a request id can still correlate.
  */
 public record JobRequestOutcome(String requestId, String ownerId, String idempotencyKey, String outcome, UUID jobId,
                                 Problem problem, Source source) {
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
 
     /** What was wrong: a problem type URI, a detail, and (for INVALID) each error; {@code errors} may be null. */
     public record Problem(String type, String detail, List<String> errors) {

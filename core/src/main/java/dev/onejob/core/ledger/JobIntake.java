@@ -26,18 +26,22 @@ import java.util.UUID;
  * and answered REPLAYED or CONFLICT by fingerprint; the created jobs' first attempts and their commands go in one
  * multi-row statement each. Every job gets the answer it would get if it were submitted alone, in this order.
  *
+ * <p>A new job of an owner with limits is judged by them right after the insert ({@link OwnerBudgets}); one they
+ * refuse is deleted before anything else refers to it and answered OverLimit.
+ *
  * <p>Rows are inserted in (owner, key) order, so two batches that share keys take their locks in the same order.
  * Owned by {@link LedgerStore}, which owns the transaction and the fallback when PostgreSQL refuses a batch.
  */
 final class JobIntake {
     private static final String INSERT_JOBS_IF_ABSENT = """
             INSERT INTO jobs (id, owner_id, idempotency_key, request_fingerprint, request, contract, target_provider,
-                              fallback_providers)
+                              fallback_providers, reserved_usd)
             SELECT t.id, t.owner_id, t.idempotency_key, t.fingerprint, t.request::jsonb, t.contract, t.target_provider,
-                   ARRAY(SELECT jsonb_array_elements_text(t.fallbacks::jsonb))
-            FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+                   ARRAY(SELECT jsonb_array_elements_text(t.fallbacks::jsonb)), t.reserved_usd
+            FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
+                        ?::numeric[])
                  WITH ORDINALITY AS t(id, owner_id, idempotency_key, fingerprint, request, contract, target_provider,
-                                      fallbacks, n)
+                                      fallbacks, reserved_usd, n)
             ORDER BY t.n
             ON CONFLICT (owner_id, idempotency_key) DO NOTHING
             RETURNING\s""" + JOB_COLUMNS;
@@ -68,6 +72,7 @@ final class JobIntake {
         String[] contracts = new String[n];
         String[] targets = new String[n];
         String[] fallbacks = new String[n];
+        java.math.BigDecimal[] reserved = new java.math.BigDecimal[n];
         String[] fingerprintOf = new String[n];
         for (int k = 0; k < n; k++) {
             NewJob job = jobs.get(order[k]);
@@ -80,15 +85,18 @@ final class JobIntake {
             contracts[k] = job.contract();
             targets[k] = job.targetProvider();
             fallbacks[k] = Json.write(Json.MAPPER.valueToTree(job.fallbackProviders()));
+            reserved[k] = limited(job) ? job.budget().reservationUsd() : null;
         }
         Map<UUID, Job> created = new HashMap<>();
         for (Job job : LedgerSql.queryList(connection, INSERT_JOBS_IF_ABSENT, LedgerRows::job, array(connection,
                 "uuid", ids), array(connection, "text", owners), array(connection, "text", keys),
                 array(connection, "text", fingerprints), array(connection, "text", requests),
                 array(connection, "text", contracts), array(connection, "text", targets),
-                array(connection, "text", fallbacks))) {
+                array(connection, "text", fallbacks), array(connection, "numeric", reserved))) {
             created.put(job.id(), job);
         }
+        Map<UUID, SubmitOutcome.OverLimit> refused = overLimit(connection, jobs, order, ids, created);
+        refused.keySet().forEach(created::remove);
         Map<String, Job> existing = existing(connection, ids, owners, keys, created);
         Map<UUID, Attempt> firstAttempts = firstAttempts(connection, created);
 
@@ -96,6 +104,10 @@ final class JobIntake {
         for (int k = 0; k < n; k++) {
             int i = order[k];
             Job job = created.get(ids[k]);
+            if (refused.containsKey(ids[k])) {
+                outcomes[i] = refused.get(ids[k]);
+                continue;
+            }
             if (job != null) {
                 outcomes[i] = new SubmitOutcome.Created(job, firstAttempts.get(job.id()));
                 continue;
@@ -108,6 +120,27 @@ final class JobIntake {
                     : new SubmitOutcome.Conflict(holder.id(), holder.requestFingerprint());
         }
         return List.of(outcomes);
+    }
+
+    private static boolean limited(NewJob job) {
+        return job.budget() != null && job.budget().limits().limitsAnything();
+    }
+
+    /** The new jobs their owners' limits refuse ({@link OwnerBudgets}), judged in the order they were given. */
+    private static Map<UUID, SubmitOutcome.OverLimit> overLimit(Connection connection, List<NewJob> jobs,
+                                                                Integer[] order, UUID[] ids, Map<UUID, Job> created)
+            throws SQLException {
+        UUID[] idOf = new UUID[jobs.size()];
+        for (int k = 0; k < ids.length; k++) {
+            idOf[order[k]] = ids[k];
+        }
+        List<OwnerBudgets.Candidate> candidates = new ArrayList<>();
+        for (int i = 0; i < jobs.size(); i++) {
+            if (limited(jobs.get(i)) && created.containsKey(idOf[i])) {
+                candidates.add(new OwnerBudgets.Candidate(idOf[i], jobs.get(i).ownerId(), jobs.get(i).budget()));
+            }
+        }
+        return candidates.isEmpty() ? Map.of() : OwnerBudgets.enforce(connection, candidates);
     }
 
     /** The jobs holding the keys whose insert did nothing, by owner NUL key (NUL cannot be in either). */

@@ -1,16 +1,35 @@
 package dev.onejob.core.ledger;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.onejob.core.billing.OwnerLimits;
 import dev.onejob.core.json.CanonicalJson;
+import java.math.BigDecimal;
+import java.time.LocalDate;
 import java.util.List;
 import java.util.Objects;
 
 /**
  * A validated request to create a job: who asks (from the credentials, never the body), under which idempotency
- * key, and the request as sent, whose canonical form is fingerprinted.
+ * key, and the request as sent, whose canonical form is fingerprinted. {@code budget} is null when the owner is not
+ * limited; otherwise the owner's limits, the first day of the current spend period and what the job reserves.
  */
 public record NewJob(String ownerId, String idempotencyKey, JsonNode request, String contract, String targetProvider,
-                     List<String> fallbackProviders) {
+                     List<String> fallbackProviders, Budget budget) {
+
+    /** What a limited owner's job is checked against when it is created. */
+    public record Budget(OwnerLimits limits, LocalDate periodStart, BigDecimal reservationUsd) {
+        public Budget {
+            Objects.requireNonNull(limits, "limits");
+            Objects.requireNonNull(periodStart, "periodStart");
+            Objects.requireNonNull(reservationUsd, "reservationUsd");
+        }
+    }
+
+    /** A job whose owner is not limited. */
+    public NewJob(String ownerId, String idempotencyKey, JsonNode request, String contract, String targetProvider,
+                  List<String> fallbackProviders) {
+        this(ownerId, idempotencyKey, request, contract, targetProvider, fallbackProviders, null);
+    }
 
     public NewJob {
         Objects.requireNonNull(ownerId, "ownerId");

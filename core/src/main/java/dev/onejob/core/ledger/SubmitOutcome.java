@@ -16,6 +16,14 @@ public sealed interface SubmitOutcome {
     record Refused(String reason) implements SubmitOutcome {
     }
 
+    /**
+     * The owner's limit refuses a new job: nothing was written, and the key stays free (a later request with it is
+     * judged afresh). {@code limit} says which: the spend cap (HTTP 402) or the live attempts (HTTP 429).
+     */
+    record OverLimit(Limit limit, String reason) implements SubmitOutcome {
+        public enum Limit { SPEND_CAP, LIVE_ATTEMPTS }
+    }
+
     /** Same key, a different request: nothing was written. */
     record Conflict(UUID existingJobId, String existingFingerprint) implements SubmitOutcome {
     }

@@ -76,6 +76,17 @@ class BillingReconciliationTest {
     }
 
     @Test
+    void aCertificationCallIsBilledButIsNoAttemptAndNoStranger() {
+        Report report = BillingReconciliation.reconcile(List.of(charge(CallKeys.certification().toString(), "r1",
+                USAGE, COST)), List.of());
+        assertTrue(report.agrees(), report.toString());
+        assertEquals(1, report.certificationCalls().size());
+        assertEquals(0, COST.compareTo(report.providerTotal()));
+        assertFalse(CallKeys.isCertification(UUID.randomUUID().toString()));
+        assertFalse(CallKeys.isCertification("not-a-uuid"));
+    }
+
+    @Test
     void anExportLineThatIsNotAChargeIsRefusedWithItsNumber() throws IOException {
         String export = """
                 {"request_id":"r1","idempotency_key":null,"model":"m","input_tokens":5,"output_tokens":1,"cached_input_tokens":0,"cost_usd":0.0000015,"billed_at":"2026-12-05T10:00:00Z"}

@@ -149,6 +149,14 @@ final class JobsApi {
             log.error("event=job_refused channel=http owner={} reason=\"{}\"", caller.ownerId(), refused.reason());
             throw new Problem(500, "internal", "Internal error", "the server could not store the request; nothing was "
                     + "written");
+        } else if (outcome instanceof SubmitOutcome.OverLimit over) {
+            // Valid, and not written: the key stays free, so the same request may be sent again later.
+            boolean budget = over.limit() == SubmitOutcome.OverLimit.Limit.SPEND_CAP;
+            metrics.submitted("http", budget ? "over-budget" : "over-live-limit");
+            log.info("event=job_over_limit channel=http owner={} limit={} reason=\"{}\"", caller.ownerId(),
+                    over.limit(), over.reason());
+            throw budget ? new Problem(402, "budget-exceeded", "Over the owner's spend cap", over.reason())
+                    : new Problem(429, "too-many-live-attempts", "Too many live attempts", over.reason());
         } else {
             SubmitOutcome.Conflict conflict = (SubmitOutcome.Conflict) outcome;
             metrics.submitted("http", "conflict");

@@ -12,7 +12,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * request was (topic, partition, offset) so a requester without a request_id can still correlate.
  */
 final class JobRequestOutcomes {
-    /** Version of {@code events/job-request-outcome.v1.schema.json}, sent in the schema-version header. */
+    /** Version of {@code events/job-request-outcome.v2.schema.json}, sent in the schema-version header. */
     static final String SCHEMA_VERSION = Integer.toString(JobRequestOutcome.VERSION);
     private static final String PROBLEMS = "https://onejob.dev/problems/";
     /**
@@ -51,11 +51,21 @@ final class JobRequestOutcomes {
             return invalid(requestId, submitted.ownerId(), submitted.idempotencyKey(), "invalid-request",
                     refused.reason(), List.of(refused.reason()), source);
         }
+        if (result instanceof SubmitOutcome.OverLimit over) {
+            // Valid, and not written: the owner's limit said no. The key stays free for a later request.
+            return new JobRequestOutcome(requestId, owner, key, "REJECTED", null, new JobRequestOutcome.Problem(
+                    PROBLEMS + problemType(over), bounded(over.reason()), null), source);
+        }
         SubmitOutcome.Conflict conflict = (SubmitOutcome.Conflict) result;
         return new JobRequestOutcome(requestId, owner, key, "CONFLICT", conflict.existingJobId(),
                 new JobRequestOutcome.Problem(PROBLEMS + "idempotency-key-reused", bounded("this idempotency key "
                         + "already names job " + conflict.existingJobId() + ", created from a different request"),
                         null), source);
+    }
+
+    /** The problem type of a refusal by a limit, the same over HTTP and Kafka. */
+    static String problemType(SubmitOutcome.OverLimit over) {
+        return over.limit() == SubmitOutcome.OverLimit.Limit.SPEND_CAP ? "budget-exceeded" : "too-many-live-attempts";
     }
 
     private static JobRequestOutcome invalid(String requestId, String ownerId, String key, String type, String detail,

@@ -119,6 +119,11 @@ public final class BillingCommand {
                     + plain(charge.costUsd()) + " USD");
         }
         section("recorded by onejob, not charged", report.recordedButNotCharged().size());
+        if (!report.certificationCalls().isEmpty()) {
+            out.println("note: " + report.certificationCalls().size() + " charge(s) are onejob's certification calls"
+                    + " (billed, no attempt's), " + plain(report.certificationCalls().stream()
+                    .map(ProviderCharge::costUsd).reduce(BigDecimal.ZERO, BigDecimal::add)) + " USD");
+        }
         if (!report.chargedButUnrecorded().isEmpty()) {
             out.println("note: " + report.chargedButUnrecorded().size() + " attempt(s) were charged but onejob never"
                     + " learnt their usage (their call timed out or its answer was lost); their charges are in the"
@@ -142,6 +147,7 @@ public final class BillingCommand {
                 .put("agrees", report.agrees()).put("charges", report.charges()).put("attempts", report.attempts())
                 .put("provider_total_usd", plain(report.providerTotal()))
                 .put("ledger_total_usd", plain(report.ledgerTotal())).put("difference_usd", plain(report.difference()));
+        body.put("certification_calls", report.certificationCalls().size());
         ArrayNode unexplained = body.putArray("billed_without_attempt");
         report.billedWithoutAttempt().forEach(c -> unexplained.addObject().put("line", c.line())
                 .put("request_id", c.requestId()).put("idempotency_key", c.idempotencyKey())

@@ -1,5 +1,6 @@
 package dev.onejob.providers.certify;
 
+import dev.onejob.core.billing.CallKeys;
 import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.contract.Contract;
 import dev.onejob.providers.CallOutcome;
@@ -8,7 +9,6 @@ import dev.onejob.providers.ProviderClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -19,7 +19,8 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>Consumes a {@link ProviderClient} (lent), a provider and a contract; produces one {@link GoldenCall} per
  * (input, repetition), in sending order: repetition 1 of every input, then repetition 2, ... Calls go one at a time,
- * so each latency is the provider's alone, and each has a fresh attempt id as its {@code Idempotency-Key}. Owns
+ * so each latency is the provider's alone, and each has a fresh certification key as its {@code Idempotency-Key}
+ * ({@link CallKeys#certification()}: billed, but no attempt, as reconciliation tells). Owns
  * nothing.
  */
 final class GoldenCalls {
@@ -34,7 +35,7 @@ final class GoldenCalls {
         for (int repetition = 1; repetition <= repetitions; repetition++) {
             for (int input = 0; input < contract.golden().size(); input++) {
                 ProviderCall call = client.call(provider, contract, contract.golden().get(input).variables(),
-                        UUID.randomUUID());
+                        CallKeys.certification());
                 CallOutcome outcome = awaitFinal(call, provider);
                 calls.add(new GoldenCall(input, repetition, repetitions, outcome, call.finalBeforeSoftDeadline()));
             }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.certification.CertificationCheck;
+import dev.onejob.core.billing.CallKeys;
 import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.contract.Contract;
 import dev.onejob.core.json.Json;
@@ -17,7 +18,6 @@ import java.net.ServerSocket;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 
 /**
  * The {@code operational} check: the provider answers in time, and the worker classifies its failures as it must.
@@ -80,7 +80,7 @@ final class OperationalCheck {
                 provider.apiKeyEnv(), provider.tokenizer(), provider.contextWindow(), provider.softTimeout(),
                 provider.hardTimeout());
         JsonNode variables = contract.golden().isEmpty() ? Json.object() : contract.golden().get(0).variables();
-        ProviderCall call = client.call(unreachable, contract, variables, UUID.randomUUID());
+        ProviderCall call = client.call(unreachable, contract, variables, CallKeys.certification());
         CallOutcome outcome = GoldenCalls.awaitFinal(call, unreachable);
         ObjectNode evidence = Json.object().put("base_url", closed.toString())
                 .put("outcome", outcome.getClass().getSimpleName());

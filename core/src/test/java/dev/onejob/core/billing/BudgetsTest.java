@@ -1,0 +1,89 @@
+package dev.onejob.core.billing;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.onejob.core.config.ConfigException;
+import dev.onejob.core.config.Providers;
+import dev.onejob.core.contract.Contract;
+import dev.onejob.core.contract.Contracts;
+import dev.onejob.core.json.Json;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The budgets file as users write it, and the bound a job reserves. */
+class BudgetsTest {
+    @TempDir
+    Path dir;
+
+    private Budgets load(String yaml) throws IOException {
+        Path file = dir.resolve("budgets.yaml");
+        Files.writeString(file, yaml);
+        return Budgets.load(file);
+    }
+
+    @Test
+    void anOwnersEntryReplacesTheDefaultsFieldByField() throws IOException {
+        Budgets budgets = load("""
+                defaults: {spend_cap_usd: 50, period: month, max_live_attempts: 100}
+                owners:
+                  alice: {spend_cap_usd: 5.5, period: day}
+                  bob: {max_live_attempts: null}
+                """);
+        assertEquals(new OwnerLimits(new BigDecimal("5.5"), OwnerLimits.Period.DAY, 100), budgets.limitsFor("alice"));
+        assertEquals(new OwnerLimits(new BigDecimal("50"), OwnerLimits.Period.MONTH, null), budgets.limitsFor("bob"));
+        assertEquals(new OwnerLimits(new BigDecimal("50"), OwnerLimits.Period.MONTH, 100), budgets.limitsFor("carol"));
+    }
+
+    @Test
+    void noFileAndTheShippedFileLimitNobody() {
+        assertSame(Budgets.NONE, Budgets.load(dir.resolve("absent.yaml")));
+        assertTrue(!Budgets.load(Path.of("../config/budgets.yaml")).limitsFor("anyone").limitsAnything());
+    }
+
+    @Test
+    void aWrongLimitIsNamedWithItsPath() {
+        assertTrue(assertThrows(ConfigException.class, () -> load("owners: {alice: {spend_cap_usd: -1}}"))
+                .getMessage().contains("owners.alice.spend_cap_usd"));
+        assertTrue(assertThrows(ConfigException.class, () -> load("defaults: {period: week}"))
+                .getMessage().contains("defaults.period"));
+        assertTrue(assertThrows(ConfigException.class, () -> load("defaults: {max_live: 3}"))
+                .getMessage().contains("defaults.max_live"));
+    }
+
+    @Test
+    void periodsStartOnTheirFirstUtcDay() {
+        assertEquals(LocalDate.parse("2026-12-01"), OwnerLimits.Period.MONTH.start(LocalDate.parse("2026-12-05")));
+        assertEquals(LocalDate.parse("2026-12-05"), OwnerLimits.Period.DAY.start(LocalDate.parse("2026-12-05")));
+    }
+
+    @Test
+    void aJobReservesEveryProviderOfItsRouteAtMaxTokens() {
+        // given the shipped contract and providers, and a short text
+        Contract contract = Contracts.load(Path.of("../config/contracts")).find("sentiment").orElseThrow();
+        Providers providers = Providers.load(Path.of("../config/providers.yaml"), Map.of());
+        JsonNode variables = Json.parse("{\"text\":\"I loved it\"}");
+
+        // when its bound is taken over the target alone and over target plus fallback
+        BigDecimal primary = JobCost.bound(contract, variables, List.of(providers.find("primary").orElseThrow()));
+        BigDecimal both = JobCost.bound(contract, variables, List.of(providers.find("primary").orElseThrow(),
+                providers.find("backup").orElseThrow()));
+
+        // then each is the input bound and max_tokens at the providers' prices, summed
+        long input = JobCost.inputBound(contract, variables);
+        assertTrue(input > JobCost.FRAMING_TOKENS, "the prompt's bytes count");
+        assertEquals(providers.find("primary").orElseThrow().prices().bound(input, contract.maxTokens()), primary);
+        assertEquals(primary.add(providers.find("backup").orElseThrow().prices().bound(input, contract.maxTokens())),
+                both);
+    }
+}

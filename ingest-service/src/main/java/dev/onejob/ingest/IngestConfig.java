@@ -8,6 +8,7 @@ import dev.onejob.core.db.DatabaseConfig;
 import dev.onejob.core.http.PemTls;
 import dev.onejob.core.http.WebServer;
 import dev.onejob.core.kafka.KafkaConfig;
+import dev.onejob.core.ledger.KeyRetention;
 import dev.onejob.core.service.ServiceConfig;
 import dev.onejob.ingest.http.FrontDoor;
 import java.nio.file.Path;
@@ -21,10 +22,19 @@ import java.util.Map;
  */
 public record IngestConfig(DatabaseConfig database, KafkaConfig kafka, WebServer.Settings http, int maxBodyBytes,
                            Path tokensFile, Path providersFile, Path contractsDir, boolean relay,
-                           Duration outboxRetention, String instanceId, FrontDoor frontDoor, Path budgetsFile)
+                           Duration outboxRetention, String instanceId, FrontDoor frontDoor, Path ownersFile,
+                           Duration archiveAfter, Duration retentionEvery)
         implements ServiceConfig {
 
-    /** Without a budgets file: no owner is limited. */
+    /** With an owners file, archiving nothing (keys are held as long as their jobs are live). */
+    public IngestConfig(DatabaseConfig database, KafkaConfig kafka, WebServer.Settings http, int maxBodyBytes,
+                        Path tokensFile, Path providersFile, Path contractsDir, boolean relay,
+                        Duration outboxRetention, String instanceId, FrontDoor frontDoor, Path ownersFile) {
+        this(database, kafka, http, maxBodyBytes, tokensFile, providersFile, contractsDir, relay, outboxRetention,
+                instanceId, frontDoor, ownersFile, Duration.ZERO, KeyRetention.DEFAULT_EVERY);
+    }
+
+    /** Without an owners file: no owner is limited, keys are kept the default retention. */
     public IngestConfig(DatabaseConfig database, KafkaConfig kafka, WebServer.Settings http, int maxBodyBytes,
                         Path tokensFile, Path providersFile, Path contractsDir, boolean relay,
                         Duration outboxRetention, String instanceId, FrontDoor frontDoor) {
@@ -54,7 +64,11 @@ public record IngestConfig(DatabaseConfig database, KafkaConfig kafka, WebServer
                                 Duration.ofMinutes(10)),
                         settings.duration(Env.HTTP_WAIT_RECHECK, FrontDoor.DEFAULT_WAIT_RECHECK,
                                 Duration.ofMillis(50), Duration.ofMinutes(1))),
-                settings.path(Env.BUDGETS_FILE, "config/budgets.yaml"));
+                settings.path(Env.OWNERS_FILE, "config/owners.yaml"),
+                settings.duration(Env.ARCHIVE_AFTER, KeyRetention.DEFAULT_ARCHIVE_AFTER, Duration.ZERO,
+                        Duration.ofDays(3650)),
+                settings.duration(Env.RETENTION_EVERY, KeyRetention.DEFAULT_EVERY, Duration.ofSeconds(1),
+                        Duration.ofDays(1)));
     }
 
     /** The API's server: its address, limits and, when both files are given, TLS. */

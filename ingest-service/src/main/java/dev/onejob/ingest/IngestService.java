@@ -4,7 +4,8 @@ import dev.onejob.core.config.Providers;
 import dev.onejob.core.contract.Contracts;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.kafka.KafkaConfig;
-import dev.onejob.core.billing.Budgets;
+import dev.onejob.core.config.OwnerPolicies;
+import dev.onejob.core.ledger.KeyRetention;
 import dev.onejob.core.ledger.LedgerStore;
 import dev.onejob.core.certification.CertificationGate;
 import dev.onejob.core.certification.CertificationStore;
@@ -73,8 +74,9 @@ public final class IngestService implements ServiceMain.Service {
         Providers providers = Providers.load(config.providersFile(), env);
         Tokens tokens = Tokens.load(config.tokensFile());
         LedgerStore ledger = new LedgerStore(database);
-        Budgets budgets = config.budgetsFile() == null ? Budgets.NONE : Budgets.load(config.budgetsFile());
-        JobRequests requests = new JobRequests(contracts, providers, budgets, java.time.Clock.systemUTC());
+        OwnerPolicies policies = config.ownersFile() == null ? OwnerPolicies.NONE
+                : OwnerPolicies.load(config.ownersFile());
+        JobRequests requests = new JobRequests(contracts, providers, policies, java.time.Clock.systemUTC());
         KafkaConfig kafka = config.kafka();
         admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()));
 
@@ -86,6 +88,10 @@ public final class IngestService implements ServiceMain.Service {
             loops.start("outbox-relay", relay);
             if (!config.outboxRetention().isZero()) {
                 loops.start("outbox-pruner", new OutboxPruner(database, config.outboxRetention()));
+            }
+            if (!config.archiveAfter().isZero()) {
+                loops.start("key-retention", new KeyRetention(database, policies, config.archiveAfter(),
+                        config.retentionEvery(), java.time.Clock.systemUTC()));
             }
         }
         CertificationStore certifications = new CertificationStore(database);

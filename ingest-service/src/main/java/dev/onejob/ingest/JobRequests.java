@@ -2,7 +2,7 @@ package dev.onejob.ingest;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.config.Providers;
-import dev.onejob.core.billing.Budgets;
+import dev.onejob.core.config.OwnerPolicies;
 import dev.onejob.core.billing.JobCost;
 import dev.onejob.core.billing.OwnerLimits;
 import dev.onejob.core.config.ProviderConfig;
@@ -27,19 +27,19 @@ public final class JobRequests {
 
     private final Contracts contracts;
     private final Providers providers;
-    private final Budgets budgets;
+    private final OwnerPolicies policies;
     private final Clock clock;
 
     /** Limiting nobody. */
     public JobRequests(Contracts contracts, Providers providers) {
-        this(contracts, providers, Budgets.NONE, Clock.systemUTC());
+        this(contracts, providers, OwnerPolicies.NONE, Clock.systemUTC());
     }
 
     /** A limited owner's jobs carry their limits, the current period and what they reserve ({@link JobCost}). */
-    public JobRequests(Contracts contracts, Providers providers, Budgets budgets, Clock clock) {
+    public JobRequests(Contracts contracts, Providers providers, OwnerPolicies policies, Clock clock) {
         this.contracts = contracts;
         this.providers = providers;
-        this.budgets = budgets;
+        this.policies = policies;
         this.clock = clock;
     }
 
@@ -104,7 +104,7 @@ public final class JobRequests {
 
     private NewJob.Budget budget(String ownerId, Contract contract, JsonNode variables, String target,
                                  List<String> fallbacks) {
-        OwnerLimits limits = budgets.limitsFor(ownerId);
+        OwnerLimits limits = policies.limitsFor(ownerId);
         if (!limits.limitsAnything()) {
             return null;
         }

@@ -18,7 +18,7 @@ import java.util.List;
  */
 public final class JobCost {
     /** Tokens the protocols add around the messages (roles, separators, the tool or schema wrapper). */
-    static final long FRAMING_TOKENS = 256;
+    public static final long FRAMING_TOKENS = 256;
 
     private JobCost() {
     }

@@ -5,8 +5,8 @@ import java.time.LocalDate;
 
 /**
  * What one owner may spend and run: a spend cap per period (null = none) and a maximum of live attempts (null =
- * none). From the budgets file ({@link Budgets}). Both are checked when a job is created, never after: a job already
- * accepted runs to its end, and what it may still cost is reserved when it is accepted.
+ * none). From the owners file ({@code dev.onejob.core.config.OwnerPolicies}). Both are checked when a job is created,
+ * never after: a job already accepted runs to its end, and what it may still cost is reserved when it is accepted.
  *
  * <p>Live attempts are counted as the owner's unfinished jobs that were accepted under a limit: each holds at most
  * one live attempt, and a job in NEEDS_ACTION counts too, since its owner may start one with the fallback button.

@@ -23,7 +23,11 @@ public final class Env {
     public static final String KAFKA_MAX_POLL_INTERVAL_MS = "KAFKA_MAX_POLL_INTERVAL_MS";
     public static final String PROVIDERS_FILE = "PROVIDERS_FILE";
     /** Per-owner spend caps and live-attempt limits (ingest); a missing file limits nobody. */
-    public static final String BUDGETS_FILE = "BUDGETS_FILE";
+    public static final String OWNERS_FILE = "OWNERS_FILE";
+    /** How long after its creation a finished job moves to the archive (ingest; 0s = never). */
+    public static final String ARCHIVE_AFTER = "ARCHIVE_AFTER";
+    /** How often key retention runs: archiving finished jobs and expiring tombstones (ingest). */
+    public static final String RETENTION_EVERY = "RETENTION_EVERY";
     public static final String CONTRACTS_DIR = "CONTRACTS_DIR";
     public static final String INSTANCE_ID = "INSTANCE_ID";
     public static final String METRICS_PORT = "METRICS_PORT";

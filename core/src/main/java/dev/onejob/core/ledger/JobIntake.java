@@ -26,6 +26,9 @@ import java.util.UUID;
  * and answered REPLAYED or CONFLICT by fingerprint; the created jobs' first attempts and their commands go in one
  * multi-row statement each. Every job gets the answer it would get if it were submitted alone, in this order.
  *
+ * <p>A key held by a tombstone (its job archived, its window not over: {@link KeyRetention}) creates nothing and is
+ * answered from the archived job, REPLAYED or CONFLICT by fingerprint, exactly as if the job were live.
+ *
  * <p>A new job of an owner with limits is judged by them right after the insert ({@link OwnerBudgets}); one they
  * refuse is deleted before anything else refers to it and answered OverLimit.
  *
@@ -42,12 +45,19 @@ final class JobIntake {
                         ?::numeric[])
                  WITH ORDINALITY AS t(id, owner_id, idempotency_key, fingerprint, request, contract, target_provider,
                                       fallbacks, reserved_usd, n)
+            WHERE NOT EXISTS (SELECT 1 FROM idempotency_tombstones s WHERE s.owner_id = t.owner_id
+                              AND s.idempotency_key = t.idempotency_key AND s.expires_at > now())
             ORDER BY t.n
             ON CONFLICT (owner_id, idempotency_key) DO NOTHING
             RETURNING\s""" + JOB_COLUMNS;
     /** Runs after the insert, so it sees every row that made one of this batch's inserts do nothing. */
     private static final String SELECT_JOBS_BY_KEYS = "SELECT " + JOB_COLUMNS
             + " FROM jobs WHERE (owner_id, idempotency_key) IN (SELECT * FROM unnest(?::text[], ?::text[]))";
+    /** The archived jobs whose tombstones still hold some of the keys (the keys no live job holds). */
+    private static final String SELECT_ARCHIVED_JOBS_BY_KEYS = "SELECT " + JOB_COLUMNS + " FROM jobs_archive " + """
+             WHERE id IN (
+                SELECT job_id FROM idempotency_tombstones
+                WHERE (owner_id, idempotency_key) IN (SELECT * FROM unnest(?::text[], ?::text[])) AND expires_at > now())""";
     private static final String INSERT_FIRST_ATTEMPTS = """
             INSERT INTO attempts (id, job_id, number, provider, job_version)
             SELECT t.id, t.job_id, 1, t.provider, t.job_version
@@ -97,7 +107,7 @@ final class JobIntake {
         }
         Map<UUID, SubmitOutcome.OverLimit> refused = overLimit(connection, jobs, order, ids, created);
         refused.keySet().forEach(created::remove);
-        Map<String, Job> existing = existing(connection, ids, owners, keys, created);
+        Map<String, Job> existing = existing(connection, ids, owners, keys, created, refused.keySet());
         Map<UUID, Attempt> firstAttempts = firstAttempts(connection, created);
 
         SubmitOutcome[] outcomes = new SubmitOutcome[n];
@@ -114,7 +124,9 @@ final class JobIntake {
             }
             Job holder = existing.get(owners[k] + "\u0000" + keys[k]);
             if (holder == null) {
-                throw new IllegalStateException("ON CONFLICT fired but no job holds the key of " + owners[k]);
+                // The key's holder moved between the insert's snapshot and the lookup's (archived, or its tombstone
+                // expired): the whole submission is tried again, as a serialization failure is.
+                throw new SQLException("the holder of a key of " + owners[k] + " moved during the intake", "40001");
             }
             outcomes[i] = holder.requestFingerprint().equals(fingerprintOf[i]) ? new SubmitOutcome.Replayed(holder)
                     : new SubmitOutcome.Conflict(holder.id(), holder.requestFingerprint());
@@ -145,11 +157,12 @@ final class JobIntake {
 
     /** The jobs holding the keys whose insert did nothing, by owner NUL key (NUL cannot be in either). */
     private static Map<String, Job> existing(Connection connection, UUID[] ids, String[] owners, String[] keys,
-                                             Map<UUID, Job> created) throws SQLException {
+                                             Map<UUID, Job> created, java.util.Set<UUID> refused)
+            throws SQLException {
         List<String> lookOwners = new ArrayList<>();
         List<String> lookKeys = new ArrayList<>();
         for (int k = 0; k < ids.length; k++) {
-            if (!created.containsKey(ids[k])) {
+            if (!created.containsKey(ids[k]) && !refused.contains(ids[k])) {
                 lookOwners.add(owners[k]);
                 lookKeys.add(keys[k]);
             }
@@ -162,7 +175,22 @@ final class JobIntake {
                 array(connection, "text", lookOwners.toArray()), array(connection, "text", lookKeys.toArray()))) {
             byKey.put(job.ownerId() + "\u0000" + job.idempotencyKey(), job);
         }
+        if (byKey.size() < new java.util.HashSet<>(zip(lookOwners, lookKeys)).size()) {
+            // Some keys are held by tombstones: their jobs are archived, and answer replays from there.
+            for (Job job : LedgerSql.queryList(connection, SELECT_ARCHIVED_JOBS_BY_KEYS, LedgerRows::job,
+                    array(connection, "text", lookOwners.toArray()), array(connection, "text", lookKeys.toArray()))) {
+                byKey.putIfAbsent(job.ownerId() + "\u0000" + job.idempotencyKey(), job);
+            }
+        }
         return byKey;
+    }
+
+    private static List<String> zip(List<String> owners, List<String> keys) {
+        List<String> zipped = new ArrayList<>(owners.size());
+        for (int i = 0; i < owners.size(); i++) {
+            zipped.add(owners.get(i) + "\u0000" + keys.get(i));
+        }
+        return zipped;
     }
 
     /** The created jobs' first attempts on their target providers, and each attempt's command queued. */

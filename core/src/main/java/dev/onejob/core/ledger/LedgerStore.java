@@ -52,6 +52,19 @@ public final class LedgerStore {
     private static final String SELECT_ATTEMPTS_OF_JOB =
             "SELECT " + ATTEMPT_COLUMNS + " FROM attempts WHERE job_id = ? ORDER BY number";
     private static final String SELECT_JOB = "SELECT " + JOB_COLUMNS + " FROM jobs WHERE id = ?";
+    private static final String SELECT_ARCHIVED_JOB = "SELECT " + JOB_COLUMNS + " FROM jobs_archive WHERE id = ?";
+    private static final String SELECT_TOMBSTONED_JOB = "SELECT " + JOB_COLUMNS + " FROM jobs_archive " + """
+             WHERE id = (SELECT job_id FROM idempotency_tombstones
+                         WHERE owner_id = ? AND idempotency_key = ? AND expires_at > now())""";
+    private static final String SELECT_ARCHIVED_ATTEMPTS_OF_JOB =
+            "SELECT " + ATTEMPT_COLUMNS + " FROM attempts_archive WHERE job_id = ? ORDER BY number";
+    private static final String SELECT_OPERATOR_ACTIONS_LIVE_OR_ARCHIVED = """
+            SELECT job_id, attempt_id, actor, action, reason, created_at FROM (
+                SELECT id, job_id, attempt_id, actor, action, reason, created_at FROM operator_actions WHERE job_id = ?
+                UNION ALL
+                SELECT id, job_id, attempt_id, actor, action, reason, created_at FROM operator_actions_archive
+                WHERE job_id = ?) AS a
+            ORDER BY id""";
     /** The job rows of a set of attempts, locked in id order: the lock order of {@link #startAll}. */
     private static final String LOCK_JOBS_OF_ATTEMPTS = """
             SELECT id FROM jobs WHERE id IN (SELECT job_id FROM attempts WHERE id = ANY (?::uuid[]))
@@ -103,9 +116,6 @@ public final class LedgerStore {
             WHERE id = ? AND (status = 'UNKNOWN' OR status = 'STARTING' AND soft_deadline <= now())""";
     private static final String INSERT_OPERATOR_ACTION = """
             INSERT INTO operator_actions (job_id, attempt_id, actor, action, reason) VALUES (?, ?, ?, ?, ?)""";
-    private static final String SELECT_OPERATOR_ACTIONS = """
-            SELECT job_id, attempt_id, actor, action, reason, created_at FROM operator_actions
-            WHERE job_id = ? ORDER BY id""";
     private static final String FAIL_JOB = """
             UPDATE jobs SET status = 'FAILED', version = version + 1, finished_at = now(), error_code = ?,
                             error_message = ?
@@ -490,10 +500,11 @@ public final class LedgerStore {
 
     /** The operator actions on a job, oldest first. */
     public List<OperatorAction> operatorActions(UUID jobId) {
-        return database.inTransaction(connection -> LedgerSql.queryList(connection, SELECT_OPERATOR_ACTIONS,
+        return database.inTransaction(connection -> LedgerSql.queryList(connection,
+                SELECT_OPERATOR_ACTIONS_LIVE_OR_ARCHIVED,
                 row -> new OperatorAction(row.getObject("job_id", UUID.class), row.getObject("attempt_id", UUID.class),
                         row.getString("actor"), row.getString("action"), row.getString("reason"),
-                        row.getTimestamp("created_at").toInstant()), jobId));
+                        row.getTimestamp("created_at").toInstant()), jobId, jobId));
     }
 
     private static void record(java.sql.Connection connection, Attempt attempt, OperatorAction action)
@@ -523,13 +534,25 @@ public final class LedgerStore {
         });
     }
 
+    /** The job, live or archived ({@link KeyRetention}). */
     public Optional<Job> job(UUID jobId) {
-        return database.inTransaction(connection -> LedgerSql.queryOne(connection, SELECT_JOB, LedgerRows::job, jobId));
+        return database.inTransaction(connection -> LedgerSql.queryOne(connection, SELECT_JOB, LedgerRows::job, jobId)
+                .or(() -> archived(connection, SELECT_ARCHIVED_JOB, jobId)));
     }
 
+    /** The job the key names: a live one, or an archived one whose tombstone still holds the key. */
     public Optional<Job> jobForKey(String ownerId, String idempotencyKey) {
         return database.inTransaction(connection ->
-                LedgerSql.queryOne(connection, SELECT_JOB_BY_KEY, LedgerRows::job, ownerId, idempotencyKey));
+                LedgerSql.queryOne(connection, SELECT_JOB_BY_KEY, LedgerRows::job, ownerId, idempotencyKey)
+                        .or(() -> archived(connection, SELECT_TOMBSTONED_JOB, ownerId, idempotencyKey)));
+    }
+
+    private static Optional<Job> archived(Connection connection, String sql, Object... args) {
+        try {
+            return LedgerSql.queryOne(connection, sql, LedgerRows::job, args);
+        } catch (SQLException e) {
+            throw new DatabaseException(e);
+        }
     }
 
     public long jobsCount() {
@@ -542,9 +565,13 @@ public final class LedgerStore {
                 LedgerSql.queryOne(connection, SELECT_ATTEMPT, LedgerRows::attempt, attemptId));
     }
 
+    /** A job's attempts, live or archived. */
     public List<Attempt> attempts(UUID jobId) {
-        return database.inTransaction(connection ->
-                LedgerSql.queryList(connection, SELECT_ATTEMPTS_OF_JOB, LedgerRows::attempt, jobId));
+        return database.inTransaction(connection -> {
+            List<Attempt> live = LedgerSql.queryList(connection, SELECT_ATTEMPTS_OF_JOB, LedgerRows::attempt, jobId);
+            return live.isEmpty() ? LedgerSql.queryList(connection, SELECT_ARCHIVED_ATTEMPTS_OF_JOB,
+                    LedgerRows::attempt, jobId) : live;
+        });
     }
 
     private Optional<Attempt> insertAttempt(Connection connection, Job job, String provider, long jobVersion,

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.onejob.core.billing.Budgets;
+import dev.onejob.core.config.OwnerPolicies;
 import dev.onejob.core.billing.OwnerLimits;
 import dev.onejob.core.config.Providers;
 import dev.onejob.core.contract.Contracts;
@@ -48,7 +48,7 @@ class JobRequestRejectedIT {
     void aRequestOverItsOwnersCapIsRejectedAndItsNeighbourCreated() throws Exception {
         String broke = "broke-" + UUID.randomUUID();
         String free = "free-" + UUID.randomUUID();
-        Budgets budgets = Budgets.of(OwnerLimits.NONE, Map.of(broke,
+        OwnerPolicies budgets = OwnerPolicies.of(OwnerLimits.NONE, Map.of(broke,
                 new OwnerLimits(new BigDecimal("0.000001"), OwnerLimits.Period.MONTH, null)));
         JobRequests requests = new JobRequests(Contracts.load(Path.of("../config/contracts")),
                 Providers.load(Path.of("../config/providers.yaml"), Map.of()), budgets, Clock.systemUTC());

@@ -25,10 +25,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Owner limits over real HTTP, from a budgets file: over the spend cap 402, over the live attempts 429, each as
+ * Owner limits over real HTTP, from an owners file: over the spend cap 402, over the live attempts 429, each as
  * problem+json with the reason, nothing written, and the key free for later; an owner without limits unaffected.
  */
-class BudgetsIT {
+class OwnerLimitsIT {
     private final Database database = Database.wrap(TestDatabase.shared().dataSource());
     private final HttpClient http = HttpClient.newHttpClient();
     private final String run = UUID.randomUUID().toString().substring(0, 8);
@@ -39,7 +39,7 @@ class BudgetsIT {
         Path dir = Files.createTempDirectory("onejob-budgets");
         Path tokens = dir.resolve("tokens.yaml");
         Files.writeString(tokens, "tokens:\n" + token("erin") + token("frank") + token("gina"));
-        Path budgets = dir.resolve("budgets.yaml");
+        Path budgets = dir.resolve("owners.yaml");
         // erin can afford nothing; frank may have one job unfinished at a time; gina is not limited
         Files.writeString(budgets, """
                 owners:

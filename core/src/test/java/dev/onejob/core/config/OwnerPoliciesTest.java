@@ -1,4 +1,4 @@
-package dev.onejob.core.billing;
+package dev.onejob.core.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.onejob.core.config.ConfigException;
-import dev.onejob.core.config.Providers;
+import dev.onejob.core.billing.JobCost;
+import dev.onejob.core.billing.OwnerLimits;
 import dev.onejob.core.contract.Contract;
 import dev.onejob.core.contract.Contracts;
 import dev.onejob.core.json.Json;
@@ -21,20 +21,20 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The budgets file as users write it, and the bound a job reserves. */
-class BudgetsTest {
+/** The owners file as users write it, and the bound a job reserves. */
+class OwnerPoliciesTest {
     @TempDir
     Path dir;
 
-    private Budgets load(String yaml) throws IOException {
-        Path file = dir.resolve("budgets.yaml");
+    private OwnerPolicies load(String yaml) throws IOException {
+        Path file = dir.resolve("owners.yaml");
         Files.writeString(file, yaml);
-        return Budgets.load(file);
+        return OwnerPolicies.load(file);
     }
 
     @Test
     void anOwnersEntryReplacesTheDefaultsFieldByField() throws IOException {
-        Budgets budgets = load("""
+        OwnerPolicies budgets = load("""
                 defaults: {spend_cap_usd: 50, period: month, max_live_attempts: 100}
                 owners:
                   alice: {spend_cap_usd: 5.5, period: day}
@@ -43,12 +43,28 @@ class BudgetsTest {
         assertEquals(new OwnerLimits(new BigDecimal("5.5"), OwnerLimits.Period.DAY, 100), budgets.limitsFor("alice"));
         assertEquals(new OwnerLimits(new BigDecimal("50"), OwnerLimits.Period.MONTH, null), budgets.limitsFor("bob"));
         assertEquals(new OwnerLimits(new BigDecimal("50"), OwnerLimits.Period.MONTH, 100), budgets.limitsFor("carol"));
+        assertEquals(OwnerPolicies.DEFAULT_KEY_RETENTION, budgets.keyRetentionFor("carol"));
+    }
+
+    @Test
+    void keyRetentionIsPerOwnerWithADefault() throws IOException {
+        OwnerPolicies policies = load("""
+                defaults: {key_retention: 48h}
+                owners:
+                  alice: {key_retention: 24h}
+                """);
+        assertEquals(java.time.Duration.ofHours(24), policies.keyRetentionFor("alice"));
+        assertEquals(java.time.Duration.ofHours(48), policies.keyRetentionFor("bob"));
+        assertTrue(assertThrows(ConfigException.class, () -> load("defaults: {key_retention: forever}"))
+                .getMessage().contains("defaults.key_retention"));
+        assertTrue(assertThrows(ConfigException.class, () -> load("defaults: {key_retention: 0h}"))
+                .getMessage().contains("more than 0"));
     }
 
     @Test
     void noFileAndTheShippedFileLimitNobody() {
-        assertSame(Budgets.NONE, Budgets.load(dir.resolve("absent.yaml")));
-        assertTrue(!Budgets.load(Path.of("../config/budgets.yaml")).limitsFor("anyone").limitsAnything());
+        assertSame(OwnerPolicies.NONE, OwnerPolicies.load(dir.resolve("absent.yaml")));
+        assertTrue(!OwnerPolicies.load(Path.of("../config/owners.yaml")).limitsFor("anyone").limitsAnything());
     }
 
     @Test

@@ -7,10 +7,13 @@ import { jobView } from './job.js';
 import { unknownView } from './unknown.js';
 import { providersView } from './providers.js';
 import { racesView } from './races.js';
+import { usageView } from './usage.js';
 import { submitPanel } from './submit.js';
 import { chart } from './chart.js';
 
-const views = { jobs: jobsView, job: jobView, unknown: unknownView, providers: providersView, races: racesView };
+const views = {
+  jobs: jobsView, job: jobView, unknown: unknownView, providers: providersView, races: racesView, usage: usageView,
+};
 
 const routes = [
   { pattern: /^#\/jobs\/?$/, view: 'jobs', nav: 'nav-jobs' },
@@ -18,6 +21,7 @@ const routes = [
   { pattern: /^#\/unknown\/?$/, view: 'unknown', nav: 'nav-unknown' },
   { pattern: /^#\/providers\/?$/, view: 'providers', nav: 'nav-providers' },
   { pattern: /^#\/races\/?$/, view: 'races', nav: 'nav-races' },
+  { pattern: /^#\/usage\/?$/, view: 'usage', nav: 'nav-usage' },
 ];
 
 let current = null; // {route, view, key}

@@ -15,6 +15,9 @@ import java.util.List;
  * @param overloadSeconds how long the overload phase offers twice the measured HTTP maximum
  * @param stalledConnections connections the slow-client phase holds stalled mid-header
  * @param stallStepSeconds each of the slow-client phase's two open-loop runs (without, then with them)
+ * @param scaleJobs   finished jobs the ledger-at-scale phase adds before measuring again
+ * @param scaleStepSeconds each of that phase's two submission runs
+ * @param usageQueries usage queries that phase times on each ledger
  */
 public record BenchSettings(boolean quick, Path root, Path outputDir,
                             int pgbenchSeconds, int casPoolPerRun,
@@ -26,7 +29,8 @@ public record BenchSettings(boolean quick, Path root, Path outputDir,
                             int dbosBurstRequests, int dbosConcurrency, double dbosRateSeconds,
                             double repeatShare, int poisonEvery, int hangEvery,
                             List<Double> slowRates, double slowStepSeconds, int slowBacklog,
-                            double overloadSeconds, int stalledConnections, double stallStepSeconds) {
+                            double overloadSeconds, int stalledConnections, double stallStepSeconds,
+                            long scaleJobs, double scaleStepSeconds, int usageQueries) {
 
     public static BenchSettings full(Path root, Path outputDir) {
         return new BenchSettings(false, root, outputDir, 10, 150_000, 300_000, 1_000, 30_000,
@@ -35,7 +39,8 @@ public record BenchSettings(boolean quick, Path root, Path outputDir,
                 3_000, 128, 20,
                 0.2, 100, 20,
                 List.of(50.0, 100.0, 200.0), 15, 4_000,
-                30, 1_000, 20);
+                30, 1_000, 20,
+                10_000_000, 20, 200);
     }
 
     public static BenchSettings quick(Path root, Path outputDir) {
@@ -45,7 +50,8 @@ public record BenchSettings(boolean quick, Path root, Path outputDir,
                 150, 64, 2,
                 0.2, 100, 20,
                 List.of(20.0), 2, 100,
-                3, 100, 3);
+                3, 100, 3,
+                50_000, 2, 20);
     }
 
     public String mode() {

@@ -126,6 +126,11 @@ final class Benchmark {
         phase(Phases.DBOS, () -> new DbosPhase(context).run());
         phase("peer invariants", () -> invariants.checkPeer(services.primaryUrl()));
         CpuPerJob.record(context);
+        // Last, with the ingest service alone: the rows it adds must not touch any other phase's figures.
+        phase(Phases.LEDGER_SCALE, () -> {
+            services.startIngest();
+            new LedgerScalePhase(context).run();
+        });
     }
 
     private boolean phase(String name, PhaseBody body) {
@@ -187,6 +192,9 @@ final class Benchmark {
         s.put("DBOS peer", settings.dbosBurstRequests() + " requests by " + settings.dbosConcurrency()
                 + " concurrent clients, then " + settings.dbosRateSeconds() + " s at 50% of that rate; "
                 + pct(settings.repeatShare()) + " repeats");
+        s.put("ledger at scale", "last, ingest alone: submissions at 100 requests/s for " + settings.scaleStepSeconds()
+                + " s and " + settings.usageQueries() + " usage queries, before and after adding "
+                + settings.scaleJobs() + " finished jobs (with attempts) and a year of daily usage for 1,000 owners");
         s.put("service JVMs", "default heap, -Xlog:gc, -XX:+DebugNonSafepoints; a JFR recording (settings=default) "
                 + "per phase from jcmd; ingest: HTTP_THREADS 32, DATABASE_POOL_SIZE 10 (the defaults)");
     }

@@ -79,7 +79,7 @@ final class PgbenchPhase {
                 "completed jobs / transactions; the rest picked an already completed job (0 rows, a lost CAS)");
         context.results().add(Phases.PGBENCH, "CAS won share, 8 clients", won(pool + 1, 2 * pool), "share",
                 "as above");
-        context.database().execute("TRUNCATE operator_actions, outbox, attempts, jobs");
+        context.database().execute("TRUNCATE operator_actions, job_reservations, outbox, attempts, jobs");
         context.database().execute("VACUUM ANALYZE");
     }
 

@@ -167,6 +167,17 @@ class ConsoleIT {
         screenshot("jobs");
         setFilters("FAILED", idempotencyKey);
         awaitRows(By.cssSelector("#jobs-table tbody tr"), List.of(), Duration.ofSeconds(10));
+
+        // and the call the job made is on the usage page, in alice's own total, as GET /v1/usage has it
+        go("#/usage");
+        JsonNode billed = pipeline.usage("alice").path("total");
+        assertTrue(billed.path("calls").asLong() >= 1, billed.toString());
+        assertTrue(new java.math.BigDecimal(billed.path("cost_usd").asText()).signum() > 0, billed.toString());
+        new WebDriverWait(browser, Duration.ofSeconds(15)).until(d -> d.findElements(By.cssSelector("#usage-total td"))
+                .stream().findFirst().map(td -> td.getText().equals(pipeline.usage("alice").path("total")
+                        .path("calls").asText())).orElse(false));
+        assertEquals("owner alice", browser.findElement(By.id("usage-scope")).getText());
+        screenshot("usage");
     }
 
     @Test

@@ -34,9 +34,11 @@ final class PipelineFixture implements AutoCloseable {
         Files.writeString(providers, """
                 providers:
                   - {id: primary, protocol: openai-chat, base_url: '${SIM_PRIMARY_URL}', model: gpt-test,
-                     api_key_env: PRIMARY_API_KEY, soft_timeout: 1s, hard_timeout: 15s}
+                     api_key_env: PRIMARY_API_KEY, soft_timeout: 1s, hard_timeout: 15s,
+                     prices: {input: 0.15, output: 0.60}}
                   - {id: backup, protocol: anthropic-messages, base_url: '${SIM_BACKUP_URL}', model: claude-test,
-                     api_key_env: BACKUP_API_KEY, soft_timeout: 5s, hard_timeout: 15s}
+                     api_key_env: BACKUP_API_KEY, soft_timeout: 5s, hard_timeout: 15s,
+                     prices: {input: 3.00, output: 15.00}}
                 """);
         TestDatabase db = TestDatabase.shared();
         Map<String, String> env = new HashMap<>();
@@ -81,6 +83,11 @@ final class PipelineFixture implements AutoCloseable {
 
     JsonNode job(String jobId) {
         return Json.parse(send("GET", "/v1/jobs/" + jobId, "alice", Map.of(), null).body());
+    }
+
+    /** What an owner was billed over the last 30 days, as {@code GET /v1/usage} answers it. */
+    JsonNode usage(String owner) {
+        return Json.parse(send("GET", "/v1/usage", owner, Map.of(), null).body());
     }
 
     JsonNode awaitStatus(String jobId, String status, Duration timeout) {

@@ -17,6 +17,7 @@ public final class Phases {
     public static final String DBOS = "dbos-peer";
     public static final String CPU_PER_JOB = "cpu-per-job";
     public static final String MEMORY = "memory";
+    public static final String LEDGER_SCALE = "ledger-scale";
 
     public static final Map<String, String> TITLES = new LinkedHashMap<>();
 
@@ -33,6 +34,7 @@ public final class Phases {
         TITLES.put(DBOS, "10. Peer: DBOS Transact for Java on the same machine and database");
         TITLES.put(CPU_PER_JOB, "11. CPU per finished job, by component");
         TITLES.put(MEMORY, "12. Memory of each process");
+        TITLES.put(LEDGER_SCALE, "13. A ledger at scale: submissions and the usage query on a small and a large ledger");
     }
 
     private Phases() {

@@ -143,6 +143,20 @@ public final class Targets {
                         + "in time is one the sweeper made because the outcome waited in attempt-completions behind "
                         + "the reconciler for longer than abandon_after (the hard timeout plus 5 s), or a worker "
                         + "whose timer fired late (a GC pause, a starved CPU)."));
+        checks.add(atMost("scale-submit", "submit p99 on the grown ledger (ten million more jobs) within 1.5x of the small one",
+                "POST /v1/jobs p99 at 100 requests/s, grown ledger / the run's own ledger",
+                results.value(Phases.LEDGER_SCALE, "submit p99 ms (grown)"),
+                results.value(Phases.LEDGER_SCALE, "submit p99 ms (before)"), 1.5, List.of(Phases.LEDGER_SCALE),
+                "A submission touches the unique (owner, key) index, the owner and creation-time indexes of jobs and "
+                        + "the attempt's indexes: B-tree depth grows with the log of the rows. What can grow faster is "
+                        + "the cache: indexes that no longer fit shared_buffers are read from the OS cache."));
+        checks.add(atMost("scale-usage", "usage query p99 on that ledger within 1.5x of the small ledger",
+                "GET /v1/usage (one owner, 30 days by provider and day) p99, grown ledger / the run's own ledger",
+                results.value(Phases.LEDGER_SCALE, "usage query p99 ms (grown)"),
+                results.value(Phases.LEDGER_SCALE, "usage query p99 ms (before)"), 1.5,
+                List.of(Phases.LEDGER_SCALE),
+                "The report reads usage_daily by its primary key (owner, day, ...), never attempts, so its cost "
+                        + "follows the rows in the range asked (days times providers), not the ledger."));
         Double rss = maxServiceRss(results);
         checks.add(new Check("memory", "each service under 512 MiB RSS",
                 "largest peak RSS of ingest, worker, reconciler / 512 MiB", rss == null ? null : rss / 512.0, "< 1",

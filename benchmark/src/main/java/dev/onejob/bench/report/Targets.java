@@ -143,7 +143,8 @@ public final class Targets {
                         + "in time is one the sweeper made because the outcome waited in attempt-completions behind "
                         + "the reconciler for longer than abandon_after (the hard timeout plus 5 s), or a worker "
                         + "whose timer fired late (a GC pause, a starved CPU)."));
-        checks.add(atMost("scale-submit", "submit p99 on the grown ledger (ten million more jobs) within 1.5x of the small one",
+        checks.add(atMost("scale-submit",
+                "submit p99 on the grown ledger (ten million more jobs) within 1.5x of the small one",
                 "POST /v1/jobs p99 at 100 requests/s, grown ledger / the run's own ledger",
                 results.value(Phases.LEDGER_SCALE, "submit p99 ms (grown)"),
                 results.value(Phases.LEDGER_SCALE, "submit p99 ms (before)"), 1.5, List.of(Phases.LEDGER_SCALE),

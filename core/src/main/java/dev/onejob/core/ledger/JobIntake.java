@@ -107,6 +107,13 @@ final class JobIntake {
         }
         Map<UUID, SubmitOutcome.OverLimit> refused = overLimit(connection, jobs, order, ids, created);
         refused.keySet().forEach(created::remove);
+        // A key sent twice in this batch whose first request was refused: the second gets the same answer.
+        Map<String, SubmitOutcome.OverLimit> refusedKeys = new HashMap<>();
+        for (int k = 0; k < n && !refused.isEmpty(); k++) {
+            if (refused.containsKey(ids[k])) {
+                refusedKeys.put(owners[k] + "\u0000" + keys[k], refused.get(ids[k]));
+            }
+        }
         Map<String, Job> existing = existing(connection, ids, owners, keys, created, refused.keySet());
         Map<UUID, Attempt> firstAttempts = firstAttempts(connection, created);
 
@@ -123,6 +130,10 @@ final class JobIntake {
                 continue;
             }
             Job holder = existing.get(owners[k] + "\u0000" + keys[k]);
+            if (holder == null && refusedKeys.containsKey(owners[k] + "\u0000" + keys[k])) {
+                outcomes[i] = refusedKeys.get(owners[k] + "\u0000" + keys[k]);
+                continue;
+            }
             if (holder == null) {
                 // The key's holder moved between the insert's snapshot and the lookup's (archived, or its tombstone
                 // expired): the whole submission is tried again, as a serialization failure is.

@@ -90,6 +90,19 @@ class OwnerBudgetsIT {
     }
 
     @Test
+    void aKeySentTwiceInABatchThatIsRefusedGetsTheSameAnswerTwice() {
+        String owner = owner();
+        OwnerLimits none = new OwnerLimits(BigDecimal.ZERO, OwnerLimits.Period.DAY, null);
+
+        List<SubmitOutcome> batch = ledger.store.submitBatch(List.of(job(owner, "twice", none),
+                job(owner, "twice", none)));
+
+        assertInstanceOf(SubmitOutcome.OverLimit.class, batch.get(0));
+        assertEquals(batch.get(0), batch.get(1));
+        assertEquals(0, ledger.count("SELECT count(*) FROM jobs WHERE owner_id = ?", owner));
+    }
+
+    @Test
     void theLiveAttemptLimitCountsUnfinishedJobs() {
         String owner = owner();
         OwnerLimits two = new OwnerLimits(null, OwnerLimits.Period.MONTH, 2);

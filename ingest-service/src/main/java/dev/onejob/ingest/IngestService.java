@@ -78,7 +78,7 @@ public final class IngestService implements ServiceMain.Service {
                 : OwnerPolicies.load(config.ownersFile());
         JobRequests requests = new JobRequests(contracts, providers, policies, java.time.Clock.systemUTC());
         KafkaConfig kafka = config.kafka();
-        admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()));
+        admin = Admin.create(kafka.admin(config.instanceId() + "-admin"));
 
         JobRequestConsumer consumer = new JobRequestConsumer(kafka, config.instanceId(), ledger, requests, metrics);
         loops.start("job-requests-consumer", consumer);

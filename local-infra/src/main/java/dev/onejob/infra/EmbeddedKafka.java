@@ -37,6 +37,23 @@ public final class EmbeddedKafka implements AutoCloseable {
      * broker properties override the single-node defaults.
      */
     public static EmbeddedKafka start(Path baseDirectory, int localPort, Map<String, String> extraProperties) {
+        return start(baseDirectory, localPort, extraProperties, "PLAINTEXT");
+    }
+
+    /**
+     * A broker whose fixed-port listener authenticates clients with SASL/SCRAM-SHA-512; its own listeners stay
+     * PLAINTEXT ({@link #internalBootstrapServers()}), where credentials are created. No authorizer: who may do what
+     * is not decided here.
+     */
+    public static EmbeddedKafka startWithScram(int localPort) {
+        return start(null, localPort, Map.of("sasl.enabled.mechanisms", "SCRAM-SHA-512",
+                "listener.name.local.sasl.enabled.mechanisms", "SCRAM-SHA-512",
+                "listener.name.local.scram-sha-512.sasl.jaas.config",
+                "org.apache.kafka.common.security.scram.ScramLoginModule required;"), "SASL_PLAINTEXT");
+    }
+
+    private static EmbeddedKafka start(Path baseDirectory, int localPort, Map<String, String> extraProperties,
+                                       String localProtocol) {
         try {
             TestKitNodes.Builder nodes = new TestKitNodes.Builder()
                     .setCombined(true).setNumBrokerNodes(1).setNumControllerNodes(1);
@@ -65,7 +82,7 @@ public final class EmbeddedKafka implements AutoCloseable {
                 builder.setConfigProp("listeners", broker + "://localhost:0," + controller + "://localhost:0," + local)
                         .setConfigProp("advertised.listeners", broker + "://localhost:0," + local)
                         .setConfigProp("listener.security.protocol.map", broker + ":PLAINTEXT," + controller
-                                + ":PLAINTEXT," + LOCAL_LISTENER + ":PLAINTEXT");
+                                + ":PLAINTEXT," + LOCAL_LISTENER + ":" + localProtocol);
             }
             extraProperties.forEach(builder::setConfigProp);
             KafkaClusterTestKit cluster = builder.build();
@@ -81,6 +98,11 @@ public final class EmbeddedKafka implements AutoCloseable {
         } catch (Exception e) {
             throw new IllegalStateException("the in-process Kafka broker did not start: " + e.getMessage(), e);
         }
+    }
+
+    /** The broker's own PLAINTEXT listener, whatever the fixed-port one asks of clients. */
+    public String internalBootstrapServers() {
+        return cluster.bootstrapServers();
     }
 
     public String bootstrapServers() {

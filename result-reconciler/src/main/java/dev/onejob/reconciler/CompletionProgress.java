@@ -1,5 +1,6 @@
 package dev.onejob.reconciler;
 
+import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.kafka.Topics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -43,18 +44,22 @@ final class CompletionProgress implements AutoCloseable {
     private final KafkaConsumer<byte[], byte[]> reader;
 
     CompletionProgress(String bootstrapServers, String groupId, String clientId) {
+        this(new KafkaConfig(bootstrapServers), groupId, clientId);
+    }
+
+    CompletionProgress(KafkaConfig kafka, String groupId, String clientId) {
         this.groupId = groupId;
-        this.admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                AdminClientConfig.CLIENT_ID_CONFIG, clientId + "-admin",
-                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) CALL_TIMEOUT.toMillis(),
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) CALL_TIMEOUT.toMillis()));
-        this.reader = new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                ConsumerConfig.CLIENT_ID_CONFIG, clientId + "-reader",
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-                ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 1,
-                ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50),
-                new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        Map<String, Object> adminProps = kafka.admin(clientId + "-admin");
+        adminProps.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) CALL_TIMEOUT.toMillis());
+        adminProps.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) CALL_TIMEOUT.toMillis());
+        this.admin = Admin.create(adminProps);
+        Map<String, Object> readerProps = kafka.common();
+        readerProps.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId + "-reader");
+        readerProps.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        readerProps.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        readerProps.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 1);
+        readerProps.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50);
+        this.reader = new KafkaConsumer<>(readerProps, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
     /** Per partition of attempt-completions, the time before which every completion has been applied. */

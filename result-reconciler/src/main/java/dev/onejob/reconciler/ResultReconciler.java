@@ -103,7 +103,7 @@ public final class ResultReconciler implements AutoCloseable {
             return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
         });
         streams.start();
-        progress = new CompletionProgress(config.kafka().bootstrapServers(), config.applicationId(),
+        progress = new CompletionProgress(config.kafka(), config.applicationId(),
                 config.instanceId() + "-sweeper");
         sweeper = new Sweeper(new LedgerStore(database), metrics, progress::snapshot);
         sweeper.start(config.sweepInterval());
@@ -150,7 +150,7 @@ public final class ResultReconciler implements AutoCloseable {
     private Properties streamsProperties() {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, config.applicationId() + RACE_STATS_SUFFIX);
-        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafka().bootstrapServers());
+        props.putAll(config.kafka().common());
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         props.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir().toString());
         props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);

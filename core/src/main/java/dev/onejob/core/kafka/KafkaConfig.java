@@ -14,8 +14,10 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  * committed records. {@code KAFKA_MAX_POLL_INTERVAL_MS} (default Kafka's 300000) bounds how long a consumer may go
  * between polls before the group gives its partitions to another member; onejob's consumers poll continuously (the
  * worker calls providers off its poll thread), so a short value only speeds up the eviction of a frozen process.
+ * {@code security} is how every client authenticates ({@link KafkaSecurity}: PLAINTEXT unless configured); every
+ * client map this hands out ({@link #common}, {@link #producer}, {@link #consumer}, {@link #admin}) carries it.
  */
-public record KafkaConfig(String bootstrapServers, int maxPollIntervalMs) {
+public record KafkaConfig(String bootstrapServers, int maxPollIntervalMs, KafkaSecurity security) {
     public static final int DEFAULT_MAX_POLL_INTERVAL_MS = 300_000;
 
     public static final String DEFAULT_BOOTSTRAP = "localhost:9092";
@@ -24,6 +26,10 @@ public record KafkaConfig(String bootstrapServers, int maxPollIntervalMs) {
 
     public KafkaConfig(String bootstrapServers) {
         this(bootstrapServers, DEFAULT_MAX_POLL_INTERVAL_MS);
+    }
+
+    public KafkaConfig(String bootstrapServers, int maxPollIntervalMs) {
+        this(bootstrapServers, maxPollIntervalMs, KafkaSecurity.PLAINTEXT);
     }
 
     public KafkaConfig {
@@ -37,12 +43,26 @@ public record KafkaConfig(String bootstrapServers, int maxPollIntervalMs) {
         Settings settings = Settings.of(env);
         return new KafkaConfig(settings.text(Env.KAFKA_BOOTSTRAP_SERVERS, DEFAULT_BOOTSTRAP),
                 settings.integer(Env.KAFKA_MAX_POLL_INTERVAL_MS, DEFAULT_MAX_POLL_INTERVAL_MS, 1_000,
-                        Integer.MAX_VALUE));
+                        Integer.MAX_VALUE), KafkaSecurity.fromEnv(settings));
+    }
+
+    /** Where the brokers are and how to authenticate: what every client needs, and all an admin client needs. */
+    public Map<String, Object> common() {
+        Map<String, Object> props = new HashMap<>(security.clientProperties());
+        props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        return props;
+    }
+
+    /** An admin client's settings, with a client id and a bounded wait for each call. */
+    public Map<String, Object> admin(String clientId) {
+        Map<String, Object> props = common();
+        props.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
+        props.put(CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+        return props;
     }
 
     public Map<String, Object> producer(String clientId) {
-        Map<String, Object> props = new HashMap<>();
-        props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        Map<String, Object> props = common();
         props.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
@@ -54,8 +74,7 @@ public record KafkaConfig(String bootstrapServers, int maxPollIntervalMs) {
     }
 
     public Map<String, Object> consumer(String groupId, String clientId) {
-        Map<String, Object> props = new HashMap<>();
-        props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        Map<String, Object> props = common();
         props.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
         props.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);

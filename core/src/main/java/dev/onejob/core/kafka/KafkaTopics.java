@@ -74,8 +74,14 @@ public final class KafkaTopics {
     }
 
     public static void ensure(String bootstrapServers, Collection<String> names, Layout layout) {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000))) {
+        ensure(new KafkaConfig(bootstrapServers), names, layout);
+    }
+
+    /** The same, with the client's security settings (a service's own {@link KafkaConfig}). */
+    public static void ensure(KafkaConfig kafka, Collection<String> names, Layout layout) {
+        Map<String, Object> props = kafka.admin("onejob-topics");
+        props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
+        try (Admin admin = Admin.create(props)) {
             Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
             List<NewTopic> missing = new ArrayList<>();
             for (String name : names) {
@@ -102,7 +108,7 @@ public final class KafkaTopics {
             throw new IllegalStateException("interrupted while creating topics", e);
         } catch (ExecutionException | TimeoutException e) {
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-            throw new IllegalStateException("cannot create topics " + names + " at " + bootstrapServers + ": "
+            throw new IllegalStateException("cannot create topics " + names + " at " + kafka.bootstrapServers() + ": "
                     + cause.getMessage(), cause);
         }
     }

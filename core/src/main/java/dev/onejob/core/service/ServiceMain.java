@@ -50,7 +50,7 @@ public final class ServiceMain {
         Database database = Database.connect(config.database(), name);
         Database.migrate(database.dataSource());
         try {
-            KafkaTopics.ensure(config.kafka().bootstrapServers(), KafkaTopics.allNames(), KafkaTopics.Layout.fromEnv(env));
+            KafkaTopics.ensure(config.kafka(), KafkaTopics.allNames(), KafkaTopics.Layout.fromEnv(env));
         } catch (ConfigException e) {
             database.close();
             refuse(name, e.getMessage());

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.Topics;
+import dev.onejob.core.kafka.KafkaSecurity;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,13 +46,20 @@ public final class RaceAuditFeed implements AutoCloseable {
      *                    no race-audit topic
      */
     public static RaceAuditFeed open(String bootstrapServers, boolean fromBeginning, Duration connectTimeout) {
-        KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                ConsumerConfig.CLIENT_ID_CONFIG, "onejob-races-tail",
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, fromBeginning ? "earliest" : "latest"),
-                new StringDeserializer(), new StringDeserializer());
+        return open(bootstrapServers, KafkaSecurity.PLAINTEXT, fromBeginning, connectTimeout);
+    }
+
+    /** The same, authenticating as the environment's {@code KAFKA_SECURITY_PROTOCOL} and credentials say. */
+    public static RaceAuditFeed open(String bootstrapServers, KafkaSecurity security, boolean fromBeginning,
+                                     Duration connectTimeout) {
+        Map<String, Object> props = new java.util.HashMap<>(security.clientProperties());
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        props.put(ConsumerConfig.CLIENT_ID_CONFIG, "onejob-races-tail");
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, fromBeginning ? "earliest" : "latest");
+        KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
+                new StringDeserializer());
         try {
             List<TopicPartition> partitions = partitions(consumer, bootstrapServers, connectTimeout);
             consumer.assign(partitions);

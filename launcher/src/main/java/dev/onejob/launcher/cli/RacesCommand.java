@@ -1,6 +1,9 @@
 package dev.onejob.launcher.cli;
 
 import dev.onejob.core.json.Json;
+import dev.onejob.core.config.ConfigException;
+import dev.onejob.core.config.Settings;
+import dev.onejob.core.kafka.KafkaSecurity;
 import java.time.Duration;
 import java.util.UUID;
 import picocli.CommandLine.Command;
@@ -47,7 +50,13 @@ public final class RacesCommand {
         String servers = bootstrapServers != null ? bootstrapServers
                 : context.running("KAFKA_BOOTSTRAP_SERVERS", "localhost:9092");
         Duration connect = timeout != null && timeout.compareTo(CONNECT_TIMEOUT) < 0 ? timeout : CONNECT_TIMEOUT;
-        try (RaceAuditFeed feed = RaceAuditFeed.open(servers, fromBeginning, connect)) {
+        KafkaSecurity security;
+        try {
+            security = KafkaSecurity.fromEnv(Settings.of(context.env()));
+        } catch (ConfigException e) {
+            throw CliFailure.usage(e.getMessage());
+        }
+        try (RaceAuditFeed feed = RaceAuditFeed.open(servers, security, fromBeginning, connect)) {
             Thread stop = new Thread(feed::wakeup, "races-tail-stop");
             Runtime.getRuntime().addShutdownHook(stop);
             context.err().println("following race-audit at " + servers + " (read_committed, "

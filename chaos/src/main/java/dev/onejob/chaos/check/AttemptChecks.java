@@ -162,7 +162,8 @@ final class AttemptChecks {
         for (String id : delivered) {
             AttemptRow attempt = attempts.get(id);
             if (attempt.startedAt() != null && !succeeded.contains(id) && !winners.contains(id)
-                    && !workerFaultDuring(attempt) && !inOutage(attempt.provider(), answeredAt.get(id))) {
+                    && !workerFaultBefore(attempt, answeredAt.get(id))
+                    && !inOutage(attempt.provider(), answeredAt.get(id))) {
                 report.anomaly(AnomalyKind.PAID_ANSWER_LOST, "attempt " + id, "its provider sent a usable answer"
                         + " (status 200) but no SUCCEEDED completion reached attempt-completions (" + attempt.status()
                         + ")");
@@ -212,6 +213,19 @@ final class AttemptChecks {
     static Set<String> resolvedByAnOperator(RunRecord run) {
         return run.ops().stream().filter(op -> "resolve".equals(op.f()) && dev.onejob.chaos.history.Op.INVOKE.equals(
                 op.type()) && op.key() != null).map(dev.onejob.chaos.history.Op::key).collect(Collectors.toSet());
+    }
+
+    /**
+     * A worker fault from the attempt's start until its answer arrived, or its end in the ledger if later: a worker
+     * holds its call until the answer or the hard deadline, whatever the ledger says meanwhile (an operator may have
+     * resolved the attempt before the answer came), so a kill in between loses the answer with the worker.
+     */
+    private boolean workerFaultBefore(AttemptRow attempt, Long answeredAtMillis) {
+        if (workerFaultDuring(attempt) || attempt.startedAt() == null || answeredAtMillis == null) {
+            return workerFaultDuring(attempt);
+        }
+        long from = attempt.startedAt().toEpochMilli() - 1_000;
+        return workerFaults.stream().anyMatch(w -> w[0] <= answeredAtMillis && w[1] >= from);
     }
 
     private boolean workerFaultDuring(AttemptRow attempt) {

@@ -346,6 +346,25 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void aWorkerKilledAfterAnOperatorsResolveButBeforeTheLateAnswerLosesItExcused() {
+        // given attempt 1 of job B, resolved by the operator (finished at 5 s) before its late answer arrived (4 s
+        // after the call at 3 s), whose late answer never became a completion, and a worker killed at 6 s
+        CleanRun run = new CleanRun();
+        run.calls.removeIf(c -> CleanRun.ATT_B1.equals(c.idempotencyKey()));
+        run.calls.add(new ProviderCall("openai", CleanRun.ATT_B1, "openai-chat", 200, "hang", CleanRun.t(3)));
+        run.completions.removeIf(c -> c.attemptId().equals(CleanRun.ATT_B1) && "SUCCEEDED".equals(c.outcome()));
+        run.raceAudits.clear();
+        CheckReport alive = HistoryChecker.check(run.build());
+        run.ops.add(new dev.onejob.chaos.history.Op(CleanRun.t(6).toEpochMilli(), 994,
+                dev.onejob.chaos.history.Op.INFO, "fault", null, null, null, null, null, null, null,
+                "kill-worker worker-1 kill -9, started again after 2 s"));
+
+        // then with no worker lost the answer is lost; with the kill before it came, it died with its worker
+        assertTrue(alive.counts().containsKey(AnomalyKind.PAID_ANSWER_LOST), alive::render);
+        assertTrue(!HistoryChecker.check(run.build()).counts().containsKey(AnomalyKind.PAID_ANSWER_LOST));
+    }
+
+    @Test
     void aPaidAnswerLostWithItsWorkerIsExcused() {
         // given the UNKNOWN attempt of job F was sent a usable answer, and a worker was killed while it was live
         CleanRun run = new CleanRun();

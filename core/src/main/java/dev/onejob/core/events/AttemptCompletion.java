@@ -88,11 +88,7 @@ public record AttemptCompletion(UUID attemptId, UUID jobId, Outcome outcome, Jso
         node.put("latency_ms", latencyMs);
         node.put("completed_at", completedAt.toString());
         node.set("usage", usage == null ? Json.MAPPER.nullNode() : usage.toJson());
-        if (costUsd == null) {
-            node.putNull("cost_usd");
-        } else {
-            node.put("cost_usd", costUsd);
-        }
+        Fields.putNumber(node, "cost_usd", costUsd);
         return node;
     }
 
@@ -114,20 +110,10 @@ public record AttemptCompletion(UUID attemptId, UUID jobId, Outcome outcome, Jso
                     requiredText(node, "provider"), optionalText(node, "model"),
                     optionalText(node, "provider_request_id"), node.path("latency_ms").asLong(0),
                     Instant.parse(requiredText(node, "completed_at")), Usage.fromJson(node.get("usage")),
-                    cost(node.get("cost_usd")));
+                    Fields.optionalDecimal(node, "cost_usd"));
         } catch (IllegalArgumentException | java.time.format.DateTimeParseException e) {
             throw new IllegalArgumentException("not a valid attempt completion: " + e.getMessage(), e);
         }
-    }
-
-    private static BigDecimal cost(JsonNode value) {
-        if (value == null || value.isNull()) {
-            return null;
-        }
-        if (!value.isNumber()) {
-            throw new IllegalArgumentException("'cost_usd' must be a number or null");
-        }
-        return value.decimalValue();
     }
 
     private static String requiredText(JsonNode node, String field) {

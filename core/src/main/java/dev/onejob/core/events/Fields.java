@@ -71,4 +71,25 @@ final class Fields {
             node.put(field, value.toString());
         }
     }
+
+    /** An exact decimal (a cost), or null when the field is absent or null; anything but a number is refused. */
+    static java.math.BigDecimal optionalDecimal(JsonNode node, String field) {
+        JsonNode value = node.get(field);
+        if (value == null || value.isNull()) {
+            return null;
+        }
+        if (!value.isNumber()) {
+            throw new IllegalArgumentException("'" + field + "' must be a number or null");
+        }
+        return value.decimalValue();
+    }
+
+    /** Writes {@code value} as a JSON number, or null. */
+    static void putNumber(ObjectNode node, String field, java.math.BigDecimal value) {
+        if (value == null) {
+            node.putNull(field);
+        } else {
+            node.put(field, value);
+        }
+    }
 }

@@ -39,29 +39,16 @@ public record RaceAudit(UUID jobId, String ownerId, AttemptSummary winningAttemp
             summary.put("provider", provider);
             Fields.put(summary, "started_at", startedAt);
             Fields.put(summary, "completed_at", completedAt);
-            if (costUsd == null) {
-                summary.putNull("cost_usd");
-            } else {
-                summary.put("cost_usd", costUsd);
-            }
+            Fields.putNumber(summary, "cost_usd", costUsd);
             return summary;
         }
 
         static AttemptSummary fromJson(JsonNode node) {
             return new AttemptSummary(Fields.uuid(node, "attempt_id"), (int) Fields.number(node, "number"),
                     Fields.text(node, "provider"), Fields.optionalInstant(node, "started_at"),
-                    Fields.optionalInstant(node, "completed_at"), cost(node.get("cost_usd")));
+                    Fields.optionalInstant(node, "completed_at"), Fields.optionalDecimal(node, "cost_usd"));
         }
 
-        private static BigDecimal cost(JsonNode value) {
-            if (value == null || value.isNull()) {
-                return null;
-            }
-            if (!value.isNumber()) {
-                throw new IllegalArgumentException("'cost_usd' must be a number or null");
-            }
-            return value.decimalValue();
-        }
     }
 
     public ObjectNode toJson() {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.onejob.infra.EmbeddedKafka;
+import dev.onejob.testing.Await;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
@@ -61,18 +62,14 @@ class KafkaSecurityIT {
     void theRightCredentialsCreateTopicsAndCarryARecord() throws Exception {
         KafkaConfig kafka = as("right-password");
         // A new credential reaches the broker through its metadata log: the first tries may still be refused.
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (true) {
+        Await.until(Duration.ofSeconds(30), "the broker to accept the new credential", () -> {
             try {
                 KafkaTopics.ensure(kafka, List.of("secured"), new KafkaTopics.Layout(1, (short) 1, 1));
-                break;
-            } catch (RuntimeException e) {
-                if (System.nanoTime() > deadline) {
-                    throw e;
-                }
-                Thread.sleep(200);
+                return true;
+            } catch (RuntimeException refused) {
+                return false;
             }
-        }
+        });
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(kafka.producer("secured-producer"),
                 new StringSerializer(), new StringSerializer())) {
             producer.send(new ProducerRecord<>("secured", "k", "v")).get(30, TimeUnit.SECONDS);

@@ -7,13 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.onejob.core.config.OwnerPolicies;
 import dev.onejob.core.db.Database;
+import dev.onejob.testing.MovableClock;
 import dev.onejob.testing.TestDatabase;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -29,30 +28,6 @@ class KeyRetentionIT {
     private static Database database;
     private static LedgerStore store;
 
-    /** A clock the test sets. */
-    private static final class MovableClock extends Clock {
-        private volatile Instant now = Instant.now();
-
-        void set(Instant instant) {
-            now = instant;
-        }
-
-        @Override
-        public java.time.ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
-
     @BeforeAll
     static void database() {
         db = TestDatabase.createPrivate();
@@ -65,7 +40,7 @@ class KeyRetentionIT {
         db.close();
     }
 
-    private final MovableClock clock = new MovableClock();
+    private final MovableClock clock = new MovableClock(Instant.now());
     // alice keeps keys a week; archiving one day after creation
     private final KeyRetention retention = new KeyRetention(database, OwnerPolicies.retaining(Duration.ofDays(7),
             Map.of("bob", Duration.ofHours(12))), Duration.ofDays(1), Duration.ofMinutes(1), clock);

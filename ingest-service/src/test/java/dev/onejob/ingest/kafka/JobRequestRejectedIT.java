@@ -17,11 +17,13 @@ import dev.onejob.core.kafka.Topics;
 import dev.onejob.core.ledger.LedgerStore;
 import dev.onejob.ingest.IngestMetrics;
 import dev.onejob.ingest.JobRequests;
+import dev.onejob.testing.Await;
 import dev.onejob.testing.TestDatabase;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -68,10 +70,7 @@ class JobRequestRejectedIT {
 
         Thread thread = new Thread(loop, "job-requests-under-test");
         thread.start();
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (committed(consumer) < 2 && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+        Await.until(Duration.ofSeconds(20), "both offsets committed", () -> committed(consumer) >= 2);
         long committed = committed(consumer);
         loop.close();
         thread.join(10_000);

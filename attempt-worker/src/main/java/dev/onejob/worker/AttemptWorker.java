@@ -61,7 +61,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class AttemptWorker implements Loops.Loop {
     private static final Logger log = LoggerFactory.getLogger(AttemptWorker.class);
-    public static final String GROUP_ID = "attempt-worker";
+    public static final String GROUP_ID = dev.onejob.core.kafka.Groups.WORKER;
 
     private final Consumer<byte[], byte[]> consumer;
     private final Producer<byte[], byte[]> deadLetters;

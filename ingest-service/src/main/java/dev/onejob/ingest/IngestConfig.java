@@ -23,8 +23,17 @@ import java.util.Map;
 public record IngestConfig(DatabaseConfig database, KafkaConfig kafka, WebServer.Settings http, int maxBodyBytes,
                            Path tokensFile, Path providersFile, Path contractsDir, boolean relay,
                            Duration outboxRetention, String instanceId, FrontDoor frontDoor, Path ownersFile,
-                           Duration archiveAfter, Duration retentionEvery)
+                           Duration archiveAfter, Duration retentionEvery, Path principalsFile)
         implements ServiceConfig {
+
+    /** No principals file: owners of Kafka job requests come from the records (one trusted broker). */
+    public IngestConfig(DatabaseConfig database, KafkaConfig kafka, WebServer.Settings http, int maxBodyBytes,
+                        Path tokensFile, Path providersFile, Path contractsDir, boolean relay,
+                        Duration outboxRetention, String instanceId, FrontDoor frontDoor, Path ownersFile,
+                        Duration archiveAfter, Duration retentionEvery) {
+        this(database, kafka, http, maxBodyBytes, tokensFile, providersFile, contractsDir, relay, outboxRetention,
+                instanceId, frontDoor, ownersFile, archiveAfter, retentionEvery, null);
+    }
 
     /** With an owners file, archiving nothing (keys are held as long as their jobs are live). */
     public IngestConfig(DatabaseConfig database, KafkaConfig kafka, WebServer.Settings http, int maxBodyBytes,
@@ -68,7 +77,8 @@ public record IngestConfig(DatabaseConfig database, KafkaConfig kafka, WebServer
                 settings.duration(Env.ARCHIVE_AFTER, KeyRetention.DEFAULT_ARCHIVE_AFTER, Duration.ZERO,
                         Duration.ofDays(3650)),
                 settings.duration(Env.RETENTION_EVERY, KeyRetention.DEFAULT_EVERY, Duration.ofSeconds(1),
-                        Duration.ofDays(1)));
+                        Duration.ofDays(1)),
+                settings.path(Env.KAFKA_PRINCIPALS_FILE, "config/kafka-principals.yaml"));
     }
 
     /** The API's server: its address, limits and, when both files are given, TLS. */

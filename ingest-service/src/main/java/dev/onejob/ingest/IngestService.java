@@ -5,6 +5,7 @@ import dev.onejob.core.contract.Contracts;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.config.OwnerPolicies;
+import dev.onejob.core.kafka.KafkaPrincipals;
 import dev.onejob.core.ledger.KeyRetention;
 import dev.onejob.core.ledger.LedgerStore;
 import dev.onejob.core.certification.CertificationGate;
@@ -80,7 +81,10 @@ public final class IngestService implements ServiceMain.Service {
         KafkaConfig kafka = config.kafka();
         admin = Admin.create(kafka.admin(config.instanceId() + "-admin"));
 
-        JobRequestConsumer consumer = new JobRequestConsumer(kafka, config.instanceId(), ledger, requests, metrics);
+        KafkaPrincipals principals = config.principalsFile() == null ? KafkaPrincipals.NONE
+                : KafkaPrincipals.load(config.principalsFile());
+        JobRequestConsumer consumer = new JobRequestConsumer(kafka, config.instanceId(), ledger, requests, metrics,
+                principals);
         loops.start("job-requests-consumer", consumer);
         if (config.relay()) {
             OutboxRelay relay = new OutboxRelay(database, config.database(), kafka, config.instanceId() + "-relay",

@@ -52,6 +52,22 @@ public final class EmbeddedKafka implements AutoCloseable {
                 "org.apache.kafka.common.security.scram.ScramLoginModule required;"), "SASL_PLAINTEXT");
     }
 
+    /**
+     * {@link #startWithScram} with Kafka's {@code StandardAuthorizer}: on the SCRAM listener a principal may do only
+     * what an ACL allows ({@code allow.everyone.if.no.acl.found=false}). The broker's own PLAINTEXT listeners, where
+     * its controller and the test's setup connect as {@code ANONYMOUS}, are super users, so only loopback code that
+     * is handed {@link #internalBootstrapServers()} can get past the ACLs.
+     */
+    public static EmbeddedKafka startWithScramAndAcls(int localPort) {
+        return start(null, localPort, Map.of("sasl.enabled.mechanisms", "SCRAM-SHA-512",
+                "listener.name.local.sasl.enabled.mechanisms", "SCRAM-SHA-512",
+                "listener.name.local.scram-sha-512.sasl.jaas.config",
+                "org.apache.kafka.common.security.scram.ScramLoginModule required;",
+                "authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+                "allow.everyone.if.no.acl.found", "false",
+                "super.users", "User:ANONYMOUS"), "SASL_PLAINTEXT");
+    }
+
     private static EmbeddedKafka start(Path baseDirectory, int localPort, Map<String, String> extraProperties,
                                        String localProtocol) {
         try {

@@ -24,7 +24,7 @@ public record ReconcilerConfig(DatabaseConfig database, KafkaConfig kafka, Strin
                                Path providersFile, Path contractsDir, Duration sweepInterval, int completionThreads,
                                int metricsPort, Duration certifyInterval, Duration certificationMaxAge,
                                boolean relay, Duration outboxRetention, String instanceId) implements ServiceConfig {
-    public static final String APPLICATION_ID = "result-reconciler";
+    public static final String APPLICATION_ID = dev.onejob.core.kafka.Groups.RECONCILER;
     public static final int DEFAULT_METRICS_PORT = 9102;
 
     public static ReconcilerConfig fromEnv(Map<String, String> env) {

@@ -21,6 +21,11 @@ public final class Env {
     /** The port of the local stack's in-process broker ({@code ./onejob dev}: 9092; 0 any free port). */
     public static final String KAFKA_PORT = "KAFKA_PORT";
     public static final String KAFKA_MAX_POLL_INTERVAL_MS = "KAFKA_MAX_POLL_INTERVAL_MS";
+    /**
+     * Who is who on an authenticated cluster: service and producer principals, and where job requests' owners come
+     * from (ingest; {@code ./onejob kafka acls}); a missing file trusts the records' owners.
+     */
+    public static final String KAFKA_PRINCIPALS_FILE = "KAFKA_PRINCIPALS_FILE";
     public static final String PROVIDERS_FILE = "PROVIDERS_FILE";
     /** Per-owner spend caps and live-attempt limits (ingest); a missing file limits nobody. */
     public static final String OWNERS_FILE = "OWNERS_FILE";

@@ -101,7 +101,7 @@ public final class OutboxRelay implements Loops.Loop {
     /** One transactional id per relay: a restarted relay with the same id fences its dead predecessor. */
     private KafkaProducer<String, byte[]> newProducer() {
         Map<String, Object> props = kafka.producer(clientId);
-        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "onejob-outbox-relay-" + clientId);
+        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, dev.onejob.core.kafka.Groups.OUTBOX_RELAY_TRANSACTIONS + clientId);
         props.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, TRANSACTION_TIMEOUT_MS);
         // A send gives up before its transaction could time out on the coordinator.
         props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, TRANSACTION_TIMEOUT_MS - 5_000);

@@ -5,6 +5,7 @@ import dev.onejob.core.events.Headers;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.BrokerUnavailableException;
 import dev.onejob.core.kafka.KafkaConfig;
+import dev.onejob.core.kafka.KafkaPrincipals;
 import dev.onejob.core.kafka.Topics;
 import dev.onejob.core.ledger.LedgerStore;
 import dev.onejob.core.ledger.NewJob;
@@ -20,6 +21,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.CommitFailedException;
@@ -41,30 +43,34 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Consumes {@code job-requests} as group {@code ingest-service}, one thread, one consumer. Each poll's valid
+ * Consumes {@code job-requests} and every producer's {@code principal.<user>.job-requests} as group
+ * {@code ingest-service}, one thread, one consumer. A record whose owner its topic's producer may not submit for
+ * ({@link KafkaPrincipals#refusal}) is answered REJECTED and writes nothing. Each poll's valid
  * requests are submitted in one database transaction; then every record gets exactly one answer on
- * {@code job-request-outcomes} (CREATED, REPLAYED, CONFLICT, INVALID), poison records also go to
+ * {@code job-request-outcomes}, or on its producer's {@code principal.<user>.job-request-outcomes} (CREATED,
+ * REPLAYED, CONFLICT, INVALID, REJECTED), poison records also go to
  * {@code job-requests.dlq} with the reason and their original bytes; and only after the database commit and the
  * broker's acknowledgements are the offsets committed. A crash in between re-delivers the poll, which the ledger
  * answers as REPLAYED: duplicates are harmless, nothing is lost.
  */
 public final class JobRequestConsumer implements Loops.Loop {
     private static final Logger log = LoggerFactory.getLogger(JobRequestConsumer.class);
-    public static final String GROUP_ID = "ingest-service";
+    public static final String GROUP_ID = dev.onejob.core.kafka.Groups.INGEST;
 
     private final Consumer<byte[], byte[]> consumer;
     private final Producer<byte[], byte[]> producer;
     private final LedgerStore ledger;
     private final JobRequests requests;
     private final IngestMetrics metrics;
+    private final KafkaPrincipals principals;
     private final AtomicBoolean running = new AtomicBoolean(true);
     /** Waits between rereads of a poll while PostgreSQL or the broker is away; only the poll thread touches it. */
     private final Backoff backoff = Backoff.standard();
 
     public JobRequestConsumer(KafkaConfig kafka, String clientId, LedgerStore ledger, JobRequests requests,
-                              IngestMetrics metrics) {
+                              IngestMetrics metrics, KafkaPrincipals principals) {
         this(consumer(kafka, clientId), new KafkaProducer<>(kafka.producer(clientId + "-outcomes"),
-                new ByteArraySerializer(), new ByteArraySerializer()), ledger, requests, metrics);
+                new ByteArraySerializer(), new ByteArraySerializer()), ledger, requests, metrics, principals);
     }
 
     /**
@@ -73,24 +79,27 @@ public final class JobRequestConsumer implements Loops.Loop {
      * dead letters.
      */
     JobRequestConsumer(Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> producer, LedgerStore ledger,
-                       JobRequests requests, IngestMetrics metrics) {
+                       JobRequests requests, IngestMetrics metrics, KafkaPrincipals principals) {
         this.consumer = consumer;
         this.producer = producer;
         this.ledger = ledger;
         this.requests = requests;
         this.metrics = metrics;
+        this.principals = principals;
     }
 
     private static KafkaConsumer<byte[], byte[]> consumer(KafkaConfig kafka, String clientId) {
         Map<String, Object> props = kafka.consumer(GROUP_ID, clientId);
         props.put("max.poll.records", 500);
+        // A producer's topic created while the service runs is found within this, not the default five minutes.
+        props.put("metadata.max.age.ms", 30_000);
         return new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
     @Override
     public void run() {
         try {
-            consumer.subscribe(List.of(Topics.JOB_REQUESTS.name()));
+            consumer.subscribe(KafkaPrincipals.REQUEST_TOPICS);
             while (running.get()) {
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(200));
                 if (records.isEmpty()) {
@@ -132,7 +141,13 @@ public final class JobRequestConsumer implements Loops.Loop {
         List<Integer> submitIndex = new ArrayList<>();
         for (int i = 0; i < all.size(); i++) {
             JobRequestRecords.Parsed parsed = JobRequestRecords.parse(all.get(i));
-            if (parsed instanceof JobRequestRecords.Envelope envelope) {
+            Optional<String> refusal = parsed instanceof JobRequestRecords.Envelope envelope
+                    ? principals.refusal(all.get(i).topic(), envelope.ownerId()) : Optional.empty();
+            if (refusal.isPresent()) {
+                var envelope = (JobRequestRecords.Envelope) parsed;
+                answers.add(new JobRequestConsumerAnswers.NotPermitted(envelope.ownerId(), envelope.idempotencyKey(),
+                        refusal.get()));
+            } else if (parsed instanceof JobRequestRecords.Envelope envelope) {
                 JobRequests.Validated validated = requests.validate(envelope.ownerId(), envelope.idempotencyKey(),
                         envelope.request());
                 if (validated.isValid()) {
@@ -185,12 +200,16 @@ public final class JobRequestConsumer implements Loops.Loop {
                 log.warn("event=dead_lettered topic={} partition={} offset={} reason=\"{}\"", record.topic(),
                         record.partition(), record.offset(), poison.reason());
             }
+            if (answer instanceof JobRequestConsumerAnswers.NotPermitted refused) {
+                log.warn("event=owner_not_permitted topic={} partition={} offset={} owner={} reason=\"{}\"",
+                        record.topic(), record.partition(), record.offset(), refused.ownerId(), refused.reason());
+            }
             metrics.submitted("kafka", outcome.get("outcome").asText().toLowerCase());
             log.info("event=job_request channel=kafka outcome={} job={} owner={} request_id={}",
                     outcome.get("outcome").asText(), outcome.path("job_id").asText(null),
                     outcome.path("owner_id").asText(null), outcome.path("request_id").asText(null));
             String key = outcome.path("owner_id").isTextual() ? outcome.get("owner_id").asText() : null;
-            ProducerRecord<byte[], byte[]> answerRecord = new ProducerRecord<>(Topics.JOB_REQUEST_OUTCOMES.name(),
+            ProducerRecord<byte[], byte[]> answerRecord = new ProducerRecord<>(answerTopic(record.topic()),
                     key == null ? null : key.getBytes(StandardCharsets.UTF_8),
                     Json.write(outcome).getBytes(StandardCharsets.UTF_8));
             answerRecord.headers().add(Headers.SCHEMA_VERSION,
@@ -209,6 +228,12 @@ public final class JobRequestConsumer implements Loops.Loop {
                 throw new BrokerUnavailableException("the broker did not take the answers of a poll: " + e, e);
             }
         }
+    }
+
+    /** A producer's own requests are answered on its own outcomes topic, the shared topic's on the shared one. */
+    static String answerTopic(String requestTopic) {
+        return KafkaPrincipals.producerOf(requestTopic).map(KafkaPrincipals::outcomesTopic)
+                .orElse(Topics.JOB_REQUEST_OUTCOMES.name());
     }
 
     private static void sleep(Duration duration) {

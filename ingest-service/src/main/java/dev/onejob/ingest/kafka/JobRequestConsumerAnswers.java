@@ -3,7 +3,10 @@ package dev.onejob.ingest.kafka;
 import dev.onejob.core.ledger.SubmitOutcome;
 import java.util.List;
 
-/** What the consumer decided for a readable record: invalid (with reasons) or submitted (with the ledger's answer). */
+/**
+ * What the consumer decided for a readable record: invalid (with reasons), not permitted for its owner, or submitted
+ * (with the ledger's answer).
+ */
 final class JobRequestConsumerAnswers {
     private JobRequestConsumerAnswers() {
     }
@@ -12,5 +15,9 @@ final class JobRequestConsumerAnswers {
     }
 
     record Submitted(String ownerId, String idempotencyKey, SubmitOutcome outcome) {
+    }
+
+    /** Read from a topic whose producer may not submit for this owner ({@link dev.onejob.core.kafka.KafkaPrincipals}). */
+    record NotPermitted(String ownerId, String idempotencyKey, String reason) {
     }
 }

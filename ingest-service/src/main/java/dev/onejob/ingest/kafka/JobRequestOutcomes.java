@@ -37,6 +37,12 @@ final class JobRequestOutcomes {
             return invalid(requestId, invalid.ownerId(), invalid.idempotencyKey(), "invalid-request",
                     String.join("; ", invalid.problems()), invalid.problems(), source);
         }
+        if (answer instanceof JobRequestConsumerAnswers.NotPermitted refused) {
+            // Nothing was written: the record's owner is not one its producer may submit for.
+            return new JobRequestOutcome(requestId, bounded(refused.ownerId()), bounded(refused.idempotencyKey()),
+                    "REJECTED", null, new JobRequestOutcome.Problem(PROBLEMS + "owner-not-permitted",
+                            bounded(refused.reason()), null), source);
+        }
         JobRequestConsumerAnswers.Submitted submitted = (JobRequestConsumerAnswers.Submitted) answer;
         String owner = bounded(submitted.ownerId());
         String key = bounded(submitted.idempotencyKey());

@@ -10,12 +10,14 @@ import dev.onejob.core.events.Headers;
 import dev.onejob.core.events.JobRequest;
 import dev.onejob.core.events.JobRequestOutcome;
 import dev.onejob.core.json.Json;
+import dev.onejob.core.kafka.KafkaPrincipals;
 import dev.onejob.core.kafka.Topics;
 import dev.onejob.core.ledger.LedgerStore;
 import dev.onejob.ingest.IngestMetrics;
 import dev.onejob.ingest.JobRequests;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -24,6 +26,8 @@ import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
@@ -46,7 +50,7 @@ class JobRequestConsumerLoopTest {
                 Providers.load(Path.of("../config/providers.yaml"), Map.of()));
         // The ledger's pool is never opened: nothing here may reach PostgreSQL.
         JobRequestConsumer loop = new JobRequestConsumer(consumer, producer, new LedgerStore(Database.wrap(null)),
-                requests, new IngestMetrics());
+                requests, new IngestMetrics(), KafkaPrincipals.NONE);
         JobRequest unknownContract = new JobRequest("alice", "k-1", Json.parse(
                 "{\"contract\":\"no-such-contract\",\"variables\":{\"text\":\"x\"},\"target\":\"primary\"}"));
         consumer.schedulePollTask(() -> {
@@ -82,6 +86,74 @@ class JobRequestConsumerLoopTest {
         assertTrue(answers.get(0).problem().type().endsWith("/malformed-record"));
         assertTrue(answers.get(1).problem().type().endsWith("/invalid-request"));
         assertEquals("k-1", answers.get(1).idempotencyKey());
+    }
+
+    /**
+     * With owners taken from principals: a record on a producer's own topic for an owner it is not mapped to, and
+     * one on the shared topic, are answered REJECTED (owner-not-permitted) and reach no ledger; the permitted one is
+     * validated as usual. Each answer goes where its producer reads: the producer's own outcomes topic, or the
+     * shared one.
+     */
+    @Test
+    void ownersComeFromTheProducersTopicAndOthersAreRejected() throws Exception {
+        KafkaPrincipals principals = new KafkaPrincipals(KafkaPrincipals.OwnerFrom.PRINCIPAL,
+                KafkaPrincipals.NONE.services(), List.of(), Map.of("shop", Set.of("alice")));
+        TopicPartition shop = new TopicPartition(KafkaPrincipals.requestTopic("shop"), 0);
+        MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
+        Node node = new Node(0, "localhost", 9092);
+        for (TopicPartition p : List.of(PARTITION, shop)) {
+            consumer.updatePartitions(p.topic(), List.of(new PartitionInfo(p.topic(), 0, node, null, null)));
+        }
+        MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(),
+                new ByteArraySerializer());
+        JobRequests requests = new JobRequests(Contracts.load(Path.of("../config/contracts")),
+                Providers.load(Path.of("../config/providers.yaml"), Map.of()));
+        JobRequestConsumer loop = new JobRequestConsumer(consumer, producer, new LedgerStore(Database.wrap(null)),
+                requests, new IngestMetrics(), principals);
+        // The permitted request names no contract the ingest knows, so it too is answered without the ledger.
+        String unknownContract = "{\"contract\":\"no-such-contract\",\"variables\":{},\"target\":\"primary\"}";
+        consumer.schedulePollTask(() -> {
+            consumer.rebalance(List.of(PARTITION, shop));
+            consumer.updateBeginningOffsets(Map.of(PARTITION, 0L, shop, 0L));
+            consumer.addRecord(on(shop, 0, "alice", Json.write(new JobRequest("alice", "k-a",
+                    Json.parse(unknownContract)).toJson())));
+            consumer.addRecord(on(shop, 1, "bob", Json.write(new JobRequest("bob", "k-b",
+                    Json.parse(unknownContract)).toJson())));
+            consumer.addRecord(on(PARTITION, 0, "alice", Json.write(new JobRequest("alice", "k-c",
+                    Json.parse(unknownContract)).toJson())));
+        });
+
+        Thread thread = new Thread(loop, "job-requests-under-test");
+        thread.start();
+        try {
+            dev.onejob.testing.Await.until(Duration.ofSeconds(10), "three answers", () -> producer.history().size() >= 3);
+        } finally {
+            loop.close();
+            thread.join(10_000);
+        }
+
+        Map<String, List<JobRequestOutcome>> byTopic = new java.util.TreeMap<>();
+        for (ProducerRecord<byte[], byte[]> sent : producer.history()) {
+            byTopic.computeIfAbsent(sent.topic(), t -> new java.util.ArrayList<>()).add(JobRequestOutcome.fromJson(
+                    Json.parse(new String(sent.value(), StandardCharsets.UTF_8))));
+        }
+        assertEquals(Set.of(KafkaPrincipals.outcomesTopic("shop"), Topics.JOB_REQUEST_OUTCOMES.name()),
+                byTopic.keySet(), "answers only, each on its producer's outcomes topic; nothing dead-lettered");
+        List<JobRequestOutcome> shopAnswers = byTopic.get(KafkaPrincipals.outcomesTopic("shop"));
+        assertEquals(List.of("INVALID", "REJECTED"), shopAnswers.stream().map(JobRequestOutcome::outcome).toList());
+        assertTrue(shopAnswers.get(0).problem().type().endsWith("/invalid-request"), "alice's is validated");
+        assertTrue(shopAnswers.get(1).problem().type().endsWith("/owner-not-permitted"));
+        assertTrue(shopAnswers.get(1).problem().detail().contains("may not submit jobs for owner 'bob'"),
+                shopAnswers.get(1).problem().detail());
+        JobRequestOutcome shared = byTopic.get(Topics.JOB_REQUEST_OUTCOMES.name()).get(0);
+        assertEquals("REJECTED", shared.outcome());
+        assertTrue(shared.problem().detail().contains("publish to principal.<your user name>.job-requests"),
+                shared.problem().detail());
+    }
+
+    private static ConsumerRecord<byte[], byte[]> on(TopicPartition partition, long offset, String key, String value) {
+        return new ConsumerRecord<>(partition.topic(), partition.partition(), offset,
+                key.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8));
     }
 
     private static ConsumerRecord<byte[], byte[]> record(long offset, String key, byte[] value) {

@@ -58,7 +58,8 @@ class JobRequestRejectedIT {
         MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
         MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(),
                 new ByteArraySerializer());
-        JobRequestConsumer loop = new JobRequestConsumer(consumer, producer, ledger, requests, new IngestMetrics());
+        JobRequestConsumer loop = new JobRequestConsumer(consumer, producer, ledger, requests, new IngestMetrics(),
+                dev.onejob.core.kafka.KafkaPrincipals.NONE);
         JsonNode request = Json.parse("{\"contract\":\"sentiment\",\"variables\":{\"text\":\"x\"},"
                 + "\"target\":\"primary\",\"fallbacks\":[\"backup\"]}");
         consumer.schedulePollTask(() -> {

@@ -224,12 +224,12 @@ public final class AttemptWorker implements Loops.Loop {
         doubtful.remove(command.attemptId());
         if (started instanceof TransitionOutcome.Applied) {
             log.info("event=start_recognised job={} attempt={} action=call", command.jobId(), command.attemptId());
-            launch(command, doubt.provider(), doubt.contract());
+            launch(command, doubt.provider(), doubt.contract(), doubt.token());
         } else if (unsent) {
             String message = "this worker's start of the attempt committed but its acknowledgement was lost, and the"
                     + " attempt was made UNKNOWN before the worker could tell; the request was never sent";
             log.warn("event=start_unsent job={} attempt={} action=fail_not_sent", command.jobId(), command.attemptId());
-            publishNow(Completions.notRunnable(command, NOT_SENT, message));
+            publishNow(Completions.notRunnable(command, doubt.token(), NOT_SENT, message));
         }
     }
 
@@ -340,7 +340,7 @@ public final class AttemptWorker implements Loops.Loop {
             log.warn("event=command_not_runnable job={} attempt={} code={} reason=\"{}\"", command.jobId(),
                     command.attemptId(), code, message);
             metrics.notRunnable(code);
-            publishNow(Completions.notRunnable(command, code, message));
+            publishNow(Completions.notRunnable(command, null, code, message));
             return null;
         }
         // The token names this one start. When PostgreSQL committed the start but the answer was lost, the doubt
@@ -385,7 +385,7 @@ public final class AttemptWorker implements Loops.Loop {
                     continue;
                 }
                 doubtful.remove(command.attemptId());
-                launch(command, start.provider(), start.contract());
+                launch(command, start.provider(), start.contract(), start.token());
             }
         }
         // Maybe UNKNOWN with our token (the request never left): a database away now leaves it to resolveDoubts.
@@ -393,7 +393,7 @@ public final class AttemptWorker implements Loops.Loop {
     }
 
     /** Makes the call of a started attempt and publishes its outcome (and a late answer) until the broker has it. */
-    private void launch(AttemptCommand command, ProviderConfig provider, Contract contract) {
+    private void launch(AttemptCommand command, ProviderConfig provider, Contract contract, UUID startToken) {
         log.info("event=attempt_started job={} attempt={} provider={} soft_timeout={}", command.jobId(),
                 command.attemptId(), provider.id(), provider.softTimeout());
         inFlight.incrementAndGet();
@@ -403,12 +403,12 @@ public final class AttemptWorker implements Loops.Loop {
         call.atSoftDeadline().whenComplete((outcome, error) -> {
             CallOutcome first = error == null ? outcome
                     : new CallOutcome.Unknown("the call failed inside the worker: " + error, Duration.ZERO);
-            var published = completions.publishAsync(Completions.of(command, provider, first));
+            var published = completions.publishAsync(Completions.of(command, startToken, provider, first));
             if (first instanceof CallOutcome.Unknown && !call.finalBeforeSoftDeadline()) {
                 // A late answer still counts; nothing by the hard deadline leaves the attempt UNKNOWN.
                 published = published.thenCombine(call.atHardDeadline(), (ignored, late) -> late)
                         .thenCompose(late -> late instanceof CallOutcome.Unknown ? CompletableFuture.completedFuture(null)
-                                : completions.publishAsync(Completions.of(command, provider, late)));
+                                : completions.publishAsync(Completions.of(command, startToken, provider, late)));
             }
             published.whenComplete((ignored, failure) -> inFlight.decrementAndGet());
         });

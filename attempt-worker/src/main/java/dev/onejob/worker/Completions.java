@@ -14,6 +14,7 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -77,7 +78,8 @@ final class Completions implements AutoCloseable {
     }
 
     /** The completion of {@code outcome}, made storable first ({@link AnswerGuard}). */
-    static AttemptCompletion of(AttemptCommand command, ProviderConfig provider, CallOutcome called) {
+    static AttemptCompletion of(AttemptCommand command, UUID startToken, ProviderConfig provider,
+                                CallOutcome called) {
         CallOutcome outcome = AnswerGuard.storable(called);
         long latency = outcome.latency().toMillis();
         Instant now = Instant.now();
@@ -86,24 +88,28 @@ final class Completions implements AutoCloseable {
         if (outcome instanceof CallOutcome.Succeeded ok) {
             return new AttemptCompletion(command.attemptId(), command.jobId(), AttemptCompletion.Outcome.SUCCEEDED,
                     ok.result(), null, null, provider.id(), provider.model(), ok.providerRequestId(), latency, now,
-                    usage, cost);
+                    usage, cost, startToken);
         }
         if (outcome instanceof CallOutcome.Failed failed) {
             return new AttemptCompletion(command.attemptId(), command.jobId(), AttemptCompletion.Outcome.FAILED, null,
                     new AttemptCompletion.Error(failed.code(), failed.message(), failed.retryable(), failed.sent(),
                             failed.httpStatus(), failed.offendingAnswer()),
-                    null, provider.id(), provider.model(), failed.providerRequestId(), latency, now, usage, cost);
+                    null, provider.id(), provider.model(), failed.providerRequestId(), latency, now, usage, cost,
+                    startToken);
         }
         CallOutcome.Unknown unknown = (CallOutcome.Unknown) outcome;
         return new AttemptCompletion(command.attemptId(), command.jobId(), AttemptCompletion.Outcome.UNKNOWN, null,
-                null, unknown.reason(), provider.id(), provider.model(), null, latency, now);
+                null, unknown.reason(), provider.id(), provider.model(), null, latency, now, null, null, startToken);
     }
 
-    /** The FAILED completion of a command this worker cannot run: nothing was sent to any provider. */
-    static AttemptCompletion notRunnable(AttemptCommand command, String code, String message) {
+    /**
+     * The FAILED completion of a command this worker did not run: nothing was sent to any provider. With the token of
+     * this worker's start of it, or null when the worker never started it (it cannot run the command at all).
+     */
+    static AttemptCompletion notRunnable(AttemptCommand command, UUID startToken, String code, String message) {
         return new AttemptCompletion(command.attemptId(), command.jobId(), AttemptCompletion.Outcome.FAILED, null,
                 new AttemptCompletion.Error(code, message, false, false, null, null), null, command.provider(), null,
-                null, 0, Instant.now());
+                null, 0, Instant.now(), null, null, startToken);
     }
 
     /** The completion without its answer: what goes when the broker refuses the whole one as too large. */
@@ -112,7 +118,7 @@ final class Completions implements AutoCloseable {
                 null, new AttemptCompletion.Error(AnswerGuard.INVALID_ANSWER, "the completion was refused by the"
                         + " broker (" + why + "); the answer is not kept", false, true, null, null), null,
                 completion.provider(), completion.model(), completion.providerRequestId(), completion.latencyMs(),
-                completion.completedAt(), completion.usage(), completion.costUsd());
+                completion.completedAt(), completion.usage(), completion.costUsd(), completion.startToken());
     }
 
     private static ProducerRecord<String, byte[]> record(AttemptCompletion completion) {

@@ -46,12 +46,24 @@ public final class CompletionHandler {
     private final BillingStore billing;
     private final ProviderGate gate;
     private final ReconcilerMetrics metrics;
+    private final boolean startTokensRequired;
 
+    /** Requiring every completion's start token. */
     public CompletionHandler(LedgerStore ledger, BillingStore billing, ProviderGate gate, ReconcilerMetrics metrics) {
+        this(ledger, billing, gate, metrics, true);
+    }
+
+    /**
+     * {@code startTokensRequired}: a completion without its attempt's start token is refused (dead-lettered), except
+     * a failure that sent nothing for an attempt nobody started; false applies one without a token unchecked.
+     */
+    public CompletionHandler(LedgerStore ledger, BillingStore billing, ProviderGate gate, ReconcilerMetrics metrics,
+                             boolean startTokensRequired) {
         this.ledger = ledger;
         this.billing = billing;
         this.gate = gate;
         this.metrics = metrics;
+        this.startTokensRequired = startTokensRequired;
     }
 
     /**
@@ -60,11 +72,23 @@ public final class CompletionHandler {
      * set, then its other reports one by one.
      */
     public List<Applied> applyAll(List<AttemptCompletion> completions) {
-        bill(completions);
         Applied[] applied = new Applied[completions.size()];
+        List<AttemptCompletion> tokened = new ArrayList<>(completions.size());
+        for (int i = 0; i < completions.size(); i++) {
+            String missing = missingToken(completions.get(i));
+            if (missing != null) {
+                applied[i] = counted(completions.get(i), new Rejected(missing));
+            } else {
+                tokened.add(completions.get(i));
+            }
+        }
+        bill(tokened);
         for (List<Integer> round : JobRounds.of(completions, AttemptCompletion::jobId)) {
             List<Integer> successes = new ArrayList<>();
             for (int i : round) {
+                if (applied[i] != null) {
+                    continue;
+                }
                 if (completions.get(i).outcome() == AttemptCompletion.Outcome.SUCCEEDED) {
                     successes.add(i);
                 } else {
@@ -94,7 +118,7 @@ public final class CompletionHandler {
         for (AttemptCompletion completion : completions) {
             if (completion.usage() != null) {
                 calls.add(new BilledCall(completion.attemptId(), completion.jobId(), completion.provider(),
-                        completion.model(), completion.usage(), completion.costUsd()));
+                        completion.model(), completion.usage(), completion.costUsd(), completion.startToken()));
             }
         }
         if (!calls.isEmpty()) {
@@ -116,7 +140,24 @@ public final class CompletionHandler {
 
     private static AttemptAnswer answer(AttemptCompletion completion) {
         return new AttemptAnswer(completion.jobId(), completion.attemptId(), completion.provider(),
-                completion.result(), completion.providerRequestId());
+                completion.result(), completion.providerRequestId(), completion.startToken());
+    }
+
+    /**
+     * Why a completion without a start token is refused before anything is billed or applied; null when it carries
+     * one, or need not. Only a worker that started the attempt knows the token (it wrote it, and the ledger never shows
+     * it), so a completion from anyone else cannot claim a start. The one completion without a start is a failure that
+     * sent nothing, for an attempt the worker could not start at all: the claims check below holds it to an attempt
+     * that has no token either.
+     */
+    private String missingToken(AttemptCompletion completion) {
+        if (completion.startToken() != null || !startTokensRequired) {
+            return null;
+        }
+        if (completion.outcome() == AttemptCompletion.Outcome.FAILED && !completion.error().sent()) {
+            return null;
+        }
+        return "the completion carries no start token (attempt-completion version 3 does; START_TOKENS=required)";
     }
 
     private Applied counted(AttemptCompletion completion, Applied applied) {
@@ -126,8 +167,7 @@ public final class CompletionHandler {
 
     /** One completion alone: its billing, then its outcome. */
     public Applied apply(AttemptCompletion completion) {
-        bill(List.of(completion));
-        return applyBilled(completion);
+        return applyAll(List.of(completion)).get(0);
     }
 
     private Applied applyBilled(AttemptCompletion completion) {
@@ -155,6 +195,14 @@ public final class CompletionHandler {
             metrics.applied(completion.outcome().name(), "rejected");
             return new Rejected("attempt " + completion.attemptId() + " ran on " + attempt.get().provider()
                     + ", not " + completion.provider());
+        }
+        if ((completion.startToken() != null || startTokensRequired)
+                && !java.util.Objects.equals(attempt.get().startToken(), completion.startToken())) {
+            metrics.applied(completion.outcome().name(), "rejected");
+            return new Rejected(completion.startToken() == null ? "attempt " + completion.attemptId() + " was started,"
+                    + " and this completion names no start of it"
+                    : "attempt " + completion.attemptId() + " was not started with the start token this completion"
+                    + " carries");
         }
         Applied applied = completion.outcome() == AttemptCompletion.Outcome.FAILED ? failed(completion)
                 : unknown(completion);

@@ -23,8 +23,18 @@ import java.util.Map;
 public record ReconcilerConfig(DatabaseConfig database, KafkaConfig kafka, String applicationId, Path stateDir,
                                Path providersFile, Path contractsDir, Duration sweepInterval, int completionThreads,
                                int metricsPort, Duration certifyInterval, Duration certificationMaxAge,
-                               boolean relay, Duration outboxRetention, String instanceId) implements ServiceConfig {
+                               boolean relay, Duration outboxRetention, String instanceId,
+                               boolean startTokensRequired) implements ServiceConfig {
     public static final String APPLICATION_ID = dev.onejob.core.kafka.Groups.RECONCILER;
+
+    /** Requiring every completion's start token. */
+    public ReconcilerConfig(DatabaseConfig database, KafkaConfig kafka, String applicationId, Path stateDir,
+                            Path providersFile, Path contractsDir, Duration sweepInterval, int completionThreads,
+                            int metricsPort, Duration certifyInterval, Duration certificationMaxAge,
+                            boolean relay, Duration outboxRetention, String instanceId) {
+        this(database, kafka, applicationId, stateDir, providersFile, contractsDir, sweepInterval, completionThreads,
+                metricsPort, certifyInterval, certificationMaxAge, relay, outboxRetention, instanceId, true);
+    }
     public static final int DEFAULT_METRICS_PORT = 9102;
 
     public static ReconcilerConfig fromEnv(Map<String, String> env) {
@@ -44,6 +54,16 @@ public record ReconcilerConfig(DatabaseConfig database, KafkaConfig kafka, Strin
                         Duration.ofDays(365)),
                 settings.flag(Env.OUTBOX_RELAY, true),
                 dev.onejob.core.outbox.OutboxPruner.retention(settings),
-                settings.text(Env.INSTANCE_ID, InstanceIds.defaultFor("reconciler")));
+                settings.text(Env.INSTANCE_ID, InstanceIds.defaultFor("reconciler")),
+                startTokensRequired(settings.text(Env.START_TOKENS, "required")));
+    }
+
+    private static boolean startTokensRequired(String value) {
+        return switch (value) {
+            case "required" -> true;
+            case "optional" -> false;
+            default -> throw new dev.onejob.core.config.ConfigException(Env.START_TOKENS
+                    + " must be required or optional, not '" + value + "'");
+        };
     }
 }

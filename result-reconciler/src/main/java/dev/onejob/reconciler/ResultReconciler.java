@@ -54,7 +54,7 @@ public final class ResultReconciler implements AutoCloseable {
         this.config = config;
         this.database = database;
         this.handler = new CompletionHandler(new LedgerStore(database), new BillingStore(database), gate,
-                metrics);
+                metrics, config.startTokensRequired());
         this.loops = new Loops(onDeadLoop);
     }
 

@@ -145,16 +145,34 @@ class CompletionConsumerIT {
 
         // an attempt the ledger does not know
         pipe(new AttemptCompletion(UUID.randomUUID(), a.jobId(), AttemptCompletion.Outcome.SUCCEEDED,
-                ReconcilerFixture.RESULT_A, null, null, "primary", "m", null, 1, java.time.Instant.now()));
+                ReconcilerFixture.RESULT_A, null, null, "primary", "m", null, 1, java.time.Instant.now(), null, null,
+                UUID.randomUUID()));
         assertTrue(deadLetterReason().contains("no attempt"));
         // a real attempt under another job's id
+        UUID token = ReconcilerFixture.startToken(a.id());
         pipe(new AttemptCompletion(a.id(), other.jobId(), AttemptCompletion.Outcome.SUCCEEDED,
-                ReconcilerFixture.RESULT_A, null, null, "primary", "m", null, 1, java.time.Instant.now()));
+                ReconcilerFixture.RESULT_A, null, null, "primary", "m", null, 1, java.time.Instant.now(), null, null,
+                token));
         assertTrue(deadLetterReason().contains("belongs to job"));
         // a success that claims another provider than the attempt ran on (checked inside the CAS's transaction)
         pipe(new AttemptCompletion(a.id(), a.jobId(), AttemptCompletion.Outcome.SUCCEEDED,
-                ReconcilerFixture.RESULT_A, null, null, "backup", "m", null, 1, java.time.Instant.now()));
+                ReconcilerFixture.RESULT_A, null, null, "backup", "m", null, 1, java.time.Instant.now(), null, null,
+                token));
         assertTrue(deadLetterReason().contains("ran on primary, not backup"));
+        // a success for the live attempt by someone who did not start it: another token, or none (a version 2
+        // record, or a forgery), with usage that must not be billed either
+        pipe(new AttemptCompletion(a.id(), a.jobId(), AttemptCompletion.Outcome.SUCCEEDED,
+                ReconcilerFixture.RESULT_A, null, null, "primary", "m", null, 1, java.time.Instant.now(),
+                new dev.onejob.core.billing.Usage(10, 5, 0), new java.math.BigDecimal("0.5"), UUID.randomUUID()));
+        assertTrue(deadLetterReason().contains("was not started with the start token"));
+        pipe(new AttemptCompletion(a.id(), a.jobId(), AttemptCompletion.Outcome.SUCCEEDED,
+                ReconcilerFixture.RESULT_A, null, null, "primary", "m", null, 1, java.time.Instant.now()));
+        assertTrue(deadLetterReason().contains("carries no start token"));
+        pipe(new AttemptCompletion(a.id(), a.jobId(), AttemptCompletion.Outcome.FAILED, null,
+                new AttemptCompletion.Error("http_500", "forged", true, true, 500, null), null, "primary", "m", null,
+                1, java.time.Instant.now(), null, null, UUID.randomUUID()));
+        assertTrue(deadLetterReason().contains("was not started with the start token"));
+        assertEquals(null, fixture.ledger.attempt(a.id()).orElseThrow().usage(), "the forged usage was not billed");
         assertEquals(AttemptStatus.STARTING, fixture.ledger.attempt(a.id()).orElseThrow().status());
         // not JSON, and JSON that is not a completion
         pipeRaw(a.jobId(), "{oops");
@@ -183,6 +201,8 @@ class CompletionConsumerIT {
         // when a worker that does not know the provider reports it (nothing sent), and a forged "sent" failure arrives
         pipe(ReconcilerFixture.failed(skewed, "unknown_provider", false));
         pipe(ReconcilerFixture.failed(pending, "http_500", true));
+        // (a "sent" failure names a start, and nobody started this attempt: refused before the ledger is asked)
+        assertTrue(deadLetterReason().contains("carries no start token"));
 
         // then the first attempt is FAILED and the job failed over to the backup; the second is still PENDING
         assertEquals(AttemptStatus.FAILED, fixture.ledger.attempt(skewed.id()).orElseThrow().status());
@@ -216,7 +236,8 @@ class CompletionConsumerIT {
     void anUnknownCompletionMarksTheAttemptAndJobUnknownWithoutFailover() {
         Attempt a = fixture.startedJob("owner-a");
         pipe(new AttemptCompletion(a.id(), a.jobId(), AttemptCompletion.Outcome.UNKNOWN, null, null,
-                "no answer within soft timeout PT1S", "primary", "m", null, 1000, java.time.Instant.now()));
+                "no answer within soft timeout PT1S", "primary", "m", null, 1000, java.time.Instant.now(), null, null,
+                ReconcilerFixture.startToken(a.id())));
         assertEquals(AttemptStatus.UNKNOWN, fixture.ledger.attempt(a.id()).orElseThrow().status());
         assertEquals(JobStatus.UNKNOWN, fixture.ledger.job(a.jobId()).orElseThrow().status());
         assertEquals(1, fixture.ledger.attempts(a.jobId()).size());
@@ -246,7 +267,8 @@ class CompletionConsumerIT {
             poll.add(ReconcilerFixture.succeeded(ab[1], ReconcilerFixture.RESULT_B));
         }
         poll.add(new AttemptCompletion(UUID.randomUUID(), forgedTarget.jobId(), AttemptCompletion.Outcome.SUCCEEDED,
-                ReconcilerFixture.RESULT_B, null, null, "primary", "m", null, 1, java.time.Instant.now()));
+                ReconcilerFixture.RESULT_B, null, null, "primary", "m", null, 1, java.time.Instant.now(), null, null,
+                UUID.randomUUID()));
         poll(poll);
 
         // then each job has its one result, each race one discarded answer and one audit, the forgery is a dead

@@ -57,16 +57,25 @@ final class ReconcilerFixture {
         return new Attempt[] {a, b};
     }
 
+    /** The SUCCEEDED completion the worker that started {@code attempt} would send, with its start token. */
     static AttemptCompletion succeeded(Attempt attempt, JsonNode result) {
         return new AttemptCompletion(attempt.id(), attempt.jobId(), AttemptCompletion.Outcome.SUCCEEDED, result, null,
-                null, attempt.provider(), "model", "req-" + attempt.number(), 12, Instant.now());
+                null, attempt.provider(), "model", "req-" + attempt.number(), 12, Instant.now(), null, null,
+                startToken(attempt.id()));
     }
 
+    /** The FAILED completion the worker that started {@code attempt} (if anyone did) would send. */
     static AttemptCompletion failed(Attempt attempt, String code, boolean sent) {
         return new AttemptCompletion(attempt.id(), attempt.jobId(), AttemptCompletion.Outcome.FAILED, null,
                 new AttemptCompletion.Error(code, code + " from the provider", false, sent, null,
                         code.equals("contract_violation") ? "{\"sentiment\":\"positive\",\"confidence\":1}" : null),
-                null, attempt.provider(), "model", null, 12, Instant.now());
+                null, attempt.provider(), "model", null, 12, Instant.now(), null, null, startToken(attempt.id()));
+    }
+
+    /** The token the attempt was started with, as only the worker that started it knows it; null when unstarted. */
+    static UUID startToken(UUID attemptId) {
+        return new LedgerStore(Database.wrap(dev.onejob.testing.TestDatabase.shared().dataSource()))
+                .attempt(attemptId).map(Attempt::startToken).orElse(null);
     }
 
     long outbox(String topic, UUID jobId) {

@@ -65,6 +65,12 @@ public final class Env {
 
     // result-reconciler
     public static final String SWEEP_INTERVAL = "SWEEP_INTERVAL";
+    /**
+     * {@code required} (default): the reconciler applies only completions that carry their attempt's start token;
+     * {@code optional}: one without a token (written by a worker from before version 3) is applied unchecked, for
+     * the length of a rolling upgrade (result-reconciler).
+     */
+    public static final String START_TOKENS = "START_TOKENS";
     public static final String COMPLETION_THREADS = "COMPLETION_THREADS";
     public static final String STREAMS_STATE_DIR = "STREAMS_STATE_DIR";
     public static final String CERTIFY_INTERVAL = "CERTIFY_INTERVAL";

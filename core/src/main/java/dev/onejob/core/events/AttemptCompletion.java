@@ -10,23 +10,34 @@ import java.util.Objects;
 import java.util.UUID;
 
 /**
- * An {@code attempt-completions} record ({@code events/attempt-completion.v2.schema.json}): what one attempt did,
- * and what the provider billed for it ({@code usage} as its reply reported, {@code costUsd} at the worker's prices;
- * null when not known). Produced by attempt-worker, consumed by result-reconciler. {@link #fromJson} also reads
- * version 1 records (no usage), and refuses a record that does not say coherently what happened, so the reconciler
- * can dead-letter it with the reason.
+ * An {@code attempt-completions} record ({@code events/attempt-completion.v3.schema.json}): what one attempt did,
+ * what the provider billed for it ({@code usage} as its reply reported, {@code costUsd} at the worker's prices;
+ * null when not known), and which start of the attempt it reports ({@code startToken}: the token the worker wrote
+ * when it started the attempt; null only for an attempt the worker never started). Produced by attempt-worker,
+ * consumed by result-reconciler. {@link #fromJson} also reads version 1 (no usage) and 2 (no start token) records,
+ * and refuses a record that does not say coherently what happened, so the reconciler can dead-letter it with the
+ * reason.
  */
 public record AttemptCompletion(UUID attemptId, UUID jobId, Outcome outcome, JsonNode result, Error error,
                                 String unknownReason, String provider, String model, String providerRequestId,
-                                long latencyMs, Instant completedAt, Usage usage, BigDecimal costUsd) {
-    public static final int VERSION = 2;
+                                long latencyMs, Instant completedAt, Usage usage, BigDecimal costUsd,
+                                UUID startToken) {
+    public static final int VERSION = 3;
+
+    /** A completion that names no start of its attempt (as version 1 and 2 records were written). */
+    public AttemptCompletion(UUID attemptId, UUID jobId, Outcome outcome, JsonNode result, Error error,
+                             String unknownReason, String provider, String model, String providerRequestId,
+                             long latencyMs, Instant completedAt, Usage usage, BigDecimal costUsd) {
+        this(attemptId, jobId, outcome, result, error, unknownReason, provider, model, providerRequestId, latencyMs,
+                completedAt, usage, costUsd, null);
+    }
 
     /** A completion that billed nothing onejob knows of. */
     public AttemptCompletion(UUID attemptId, UUID jobId, Outcome outcome, JsonNode result, Error error,
                              String unknownReason, String provider, String model, String providerRequestId,
                              long latencyMs, Instant completedAt) {
         this(attemptId, jobId, outcome, result, error, unknownReason, provider, model, providerRequestId, latencyMs,
-                completedAt, null, null);
+                completedAt, null, null, null);
     }
 
     public enum Outcome { SUCCEEDED, FAILED, UNKNOWN }
@@ -89,6 +100,7 @@ public record AttemptCompletion(UUID attemptId, UUID jobId, Outcome outcome, Jso
         node.put("completed_at", completedAt.toString());
         node.set("usage", usage == null ? Json.MAPPER.nullNode() : usage.toJson());
         Fields.putNumber(node, "cost_usd", costUsd);
+        text(node, "start_token", startToken == null ? null : startToken.toString());
         return node;
     }
 
@@ -110,7 +122,7 @@ public record AttemptCompletion(UUID attemptId, UUID jobId, Outcome outcome, Jso
                     requiredText(node, "provider"), optionalText(node, "model"),
                     optionalText(node, "provider_request_id"), node.path("latency_ms").asLong(0),
                     Instant.parse(requiredText(node, "completed_at")), Usage.fromJson(node.get("usage")),
-                    Fields.optionalDecimal(node, "cost_usd"));
+                    Fields.optionalDecimal(node, "cost_usd"), optionalUuid(node, "start_token"));
         } catch (IllegalArgumentException | java.time.format.DateTimeParseException e) {
             throw new IllegalArgumentException("not a valid attempt completion: " + e.getMessage(), e);
         }
@@ -122,6 +134,11 @@ public record AttemptCompletion(UUID attemptId, UUID jobId, Outcome outcome, Jso
             throw new IllegalArgumentException("'" + field + "' is missing or not a string");
         }
         return value.asText();
+    }
+
+    private static UUID optionalUuid(JsonNode node, String field) {
+        String text = optionalText(node, field);
+        return text == null ? null : UUID.fromString(text);
     }
 
     private static String optionalText(JsonNode node, String field) {

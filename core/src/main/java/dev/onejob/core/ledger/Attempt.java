@@ -17,7 +17,22 @@ public record Attempt(UUID id, UUID jobId, int number, String provider, AttemptS
                       Instant finishedAt, String errorCode, String errorMessage, Boolean retryable,
                       String providerRequestId, LossReason lostReason, String discardedResultSha256,
                       String certificationOverride, Instant unknownAt, String discardedResultSummary,
-                      Instant abandonAfter, Usage usage, BigDecimal costUsd) {
+                      Instant abandonAfter, Usage usage, BigDecimal costUsd, UUID startToken) {
+
+    /**
+     * An attempt as the ledger holds it, without its start token: that names the one start a completion must echo,
+     * and is never shown outside the ledger and the worker that wrote it.
+     */
+    public Attempt(UUID id, UUID jobId, int number, String provider, AttemptStatus status, long jobVersion,
+                   Instant createdAt, Instant updatedAt, Instant startedAt, Instant softDeadline,
+                   Instant finishedAt, String errorCode, String errorMessage, Boolean retryable,
+                   String providerRequestId, LossReason lostReason, String discardedResultSha256,
+                   String certificationOverride, Instant unknownAt, String discardedResultSummary,
+                   Instant abandonAfter, Usage usage, BigDecimal costUsd) {
+        this(id, jobId, number, provider, status, jobVersion, createdAt, updatedAt, startedAt, softDeadline,
+                finishedAt, errorCode, errorMessage, retryable, providerRequestId, lostReason, discardedResultSha256,
+                certificationOverride, unknownAt, discardedResultSummary, abandonAfter, usage, costUsd, null);
+    }
 
     /** An attempt nothing was billed for (yet). */
     public Attempt(UUID id, UUID jobId, int number, String provider, AttemptStatus status, long jobVersion,

@@ -32,9 +32,9 @@ public final class BillingStore {
     static final String BILL_ALL_IF_UNBILLED = """
             WITH call AS (
                 SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::bigint[], ?::bigint[],
-                                     ?::bigint[], ?::numeric[])
+                                     ?::bigint[], ?::numeric[], ?::uuid[])
                     AS t(attempt_id, job_id, provider, model, input_tokens, output_tokens, cached_input_tokens,
-                         cost_usd)
+                         cost_usd, start_token)
             ), billed AS (
                 UPDATE attempts a SET model = c.model, input_tokens = c.input_tokens, output_tokens = c.output_tokens,
                                       cached_input_tokens = c.cached_input_tokens, cost_usd = c.cost_usd,
@@ -42,6 +42,7 @@ public final class BillingStore {
                 FROM call c
                 WHERE a.id = c.attempt_id AND a.job_id = c.job_id AND a.provider = c.provider
                   AND a.status <> 'PENDING' AND a.billed_at IS NULL
+                  AND (c.start_token IS NULL OR c.start_token = a.start_token)
                 RETURNING a.id, a.job_id, a.provider, a.model, a.input_tokens, a.output_tokens, a.cached_input_tokens,
                           a.cost_usd, a.billed_at
             ), rolled AS (
@@ -116,6 +117,7 @@ public final class BillingStore {
         Object[] output = new Object[n];
         Object[] cached = new Object[n];
         Object[] cost = new Object[n];
+        Object[] tokens = new Object[n];
         for (int i = 0; i < n; i++) {
             BilledCall call = calls.get(i);
             attempts[i] = call.attemptId();
@@ -126,12 +128,14 @@ public final class BillingStore {
             output[i] = call.usage().outputTokens();
             cached[i] = call.usage().cachedInputTokens();
             cost[i] = call.costUsd();
+            tokens[i] = call.startToken();
         }
         return LedgerSql.queryList(connection, BILL_ALL_IF_UNBILLED, row -> row.getObject("id", UUID.class),
                 connection.createArrayOf("uuid", attempts), connection.createArrayOf("uuid", jobs),
                 connection.createArrayOf("text", providers), connection.createArrayOf("text", models),
                 connection.createArrayOf("bigint", input), connection.createArrayOf("bigint", output),
-                connection.createArrayOf("bigint", cached), connection.createArrayOf("numeric", cost));
+                connection.createArrayOf("bigint", cached), connection.createArrayOf("numeric", cost),
+                connection.createArrayOf("uuid", tokens));
     }
 
     /** What the ledger says about one provider's calls: every started attempt, billed or not. */

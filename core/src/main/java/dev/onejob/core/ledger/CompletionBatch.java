@@ -23,7 +23,8 @@ import java.util.UUID;
 /**
  * Applies a set of successful answers, at most one per job, inside the caller's transaction: one compare-and-swap
  * statement for the whole set, whatever its size. The statement checks each answer's claims against its attempt
- * (it exists, belongs to the job, ran on the provider named, was started), swaps the job's version for the winners
+ * (it exists, belongs to the job, ran on the provider named, was started, with the start token the answer carries),
+ * swaps the job's version for the winners
  * ({@code WHERE version = attempt's job_version AND completed_by IS NULL}), marks the winning attempts SUCCEEDED in
  * the same statement, and answers per answer whether it won: no read before the write. The winners' job-results rows
  * follow in one read and one multi-row insert. An answer that did not win is a lost race or a redelivery, told apart
@@ -39,11 +40,12 @@ final class CompletionBatch {
      */
     static final String COMPLETE_ALL_IF_UNCLAIMED = """
             WITH answer AS (
-                SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[])
-                    WITH ORDINALITY AS t(attempt_id, job_id, provider, result, provider_request_id, n)
+                SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::uuid[])
+                    WITH ORDINALITY AS t(attempt_id, job_id, provider, result, provider_request_id, start_token, n)
             ), claimed AS (
                 SELECT answer.*, a.job_id AS attempt_job_id, a.provider AS attempt_provider,
-                       a.status AS attempt_status, a.job_version
+                       a.status AS attempt_status, a.job_version,
+                       answer.start_token IS NULL OR answer.start_token = a.start_token AS own_start
                 FROM answer LEFT JOIN attempts a ON a.id = answer.attempt_id
             ), won AS (
                 UPDATE jobs j SET status = 'SUCCEEDED', version = j.version + 1, completed_by = c.attempt_id,
@@ -51,7 +53,7 @@ final class CompletionBatch {
                 FROM claimed c
                 WHERE j.id = c.job_id AND c.attempt_job_id = c.job_id
                   AND (c.provider IS NULL OR c.attempt_provider = c.provider) AND c.attempt_status <> 'PENDING'
-                  AND j.version = c.job_version AND j.completed_by IS NULL
+                  AND c.own_start AND j.version = c.job_version AND j.completed_by IS NULL
                 RETURNING c.attempt_id
             ), marked AS (
                 UPDATE attempts a SET status = 'SUCCEEDED', finished_at = now(),
@@ -60,7 +62,7 @@ final class CompletionBatch {
                 WHERE a.id = won.attempt_id AND a.status IN ('STARTING', 'UNKNOWN')
                 RETURNING a.id
             )
-            SELECT c.n, c.attempt_job_id, c.attempt_provider, c.attempt_status,
+            SELECT c.n, c.attempt_job_id, c.attempt_provider, c.attempt_status, c.own_start,
                    won.attempt_id IS NOT NULL AS won, marked.id IS NOT NULL AS marked
             FROM claimed c LEFT JOIN won ON won.attempt_id = c.attempt_id LEFT JOIN marked ON marked.id = c.attempt_id
             ORDER BY c.n""";
@@ -93,6 +95,7 @@ final class CompletionBatch {
         String[] providers = new String[n];
         String[] results = new String[n];
         String[] requestIds = new String[n];
+        UUID[] startTokens = new UUID[n];
         for (int i = 0; i < n; i++) {
             AttemptAnswer answer = answers.get(i);
             attemptIds[i] = answer.attemptId();
@@ -100,6 +103,7 @@ final class CompletionBatch {
             providers[i] = answer.provider();
             results[i] = Json.write(answer.result());
             requestIds[i] = answer.providerRequestId();
+            startTokens[i] = answer.startToken();
         }
         if (java.util.Set.of(jobIds).size() != n) {
             throw new IllegalArgumentException("one set of answers names a job twice; apply them in turn");
@@ -107,7 +111,7 @@ final class CompletionBatch {
         List<Swap> swaps = LedgerSql.queryList(connection, COMPLETE_ALL_IF_UNCLAIMED, Swap::of,
                 connection.createArrayOf("uuid", attemptIds), connection.createArrayOf("uuid", jobIds),
                 connection.createArrayOf("text", providers), connection.createArrayOf("text", results),
-                connection.createArrayOf("text", requestIds));
+                connection.createArrayOf("text", requestIds), connection.createArrayOf("uuid", startTokens));
         CompletionOutcome[] outcomes = new CompletionOutcome[n];
         List<UUID> winners = new ArrayList<>();
         for (Swap swap : swaps) {
@@ -132,13 +136,13 @@ final class CompletionBatch {
     }
 
     /** One row of the compare-and-swap's answer. */
-    private record Swap(int index, UUID attemptJobId, String attemptProvider, AttemptStatus attemptStatus, boolean won,
-                        boolean marked) {
+    private record Swap(int index, UUID attemptJobId, String attemptProvider, AttemptStatus attemptStatus,
+                        boolean ownStart, boolean won, boolean marked) {
         static Swap of(java.sql.ResultSet row) throws SQLException {
             String status = row.getString("attempt_status");
             return new Swap(row.getInt("n") - 1, row.getObject("attempt_job_id", UUID.class),
                     row.getString("attempt_provider"), status == null ? null : AttemptStatus.valueOf(status),
-                    row.getBoolean("won"), row.getBoolean("marked"));
+                    row.getBoolean("own_start"), row.getBoolean("won"), row.getBoolean("marked"));
         }
 
         /** Why the answer's claims do not hold, in the statement's own order of checks; null when they hold. */
@@ -154,6 +158,9 @@ final class CompletionBatch {
             }
             if (attemptStatus == AttemptStatus.PENDING) {
                 return "attempt was never started";
+            }
+            if (!ownStart) {
+                return "attempt " + answer.attemptId() + " was not started with the start token this answer carries";
             }
             return null;
         }

@@ -60,6 +60,10 @@ class EventRoundTripTest {
                         RESULT, null, null, "primary", "gpt-4o-mini", "req-2", 42, T, new Usage(1200, 80, 1024),
                         new BigDecimal("0.0001248000")),
                         e -> ((AttemptCompletion) e).toJson(), AttemptCompletion::fromJson, "outcome", true),
+                new Case("attempt-completion", new AttemptCompletion(A, JOB, AttemptCompletion.Outcome.SUCCEEDED,
+                        RESULT, null, null, "primary", "gpt-4o-mini", "req-3", 42, T, new Usage(10, 5, 0),
+                        new BigDecimal("0.0000045"), UUID.fromString("7b7c7f1e-0000-4000-8000-000000000001")),
+                        e -> ((AttemptCompletion) e).toJson(), AttemptCompletion::fromJson, "outcome", true),
                 new Case("job-result", new JobResult(JOB, "alice", "k-1", "SUCCEEDED", B, RESULT, null,
                         List.of(new JobResult.AttemptBrief(A, 1, "primary", "DISCARDED", null),
                                 new JobResult.AttemptBrief(B, 2, "backup", "SUCCEEDED", null)), T),
@@ -137,6 +141,7 @@ class EventRoundTripTest {
                 "primary", "gpt-4o-mini", "req-1", 42, T).toJson();
         completion.remove("usage");
         completion.remove("cost_usd");
+        completion.remove("start_token");
         assertEquals(List.of(), JsonSchemas.fromClasspath("events/attempt-completion.v1.schema.json")
                 .violations(completion));
         ObjectNode audit = new RaceAudit(JOB, "alice", null, new RaceAudit.AttemptSummary(A, 1, "primary", T, T),
@@ -147,6 +152,19 @@ class EventRoundTripTest {
         // when they are read, then nothing was billed that onejob knows of
         assertEquals(null, AttemptCompletion.fromJson(completion).usage());
         assertEquals(null, RaceAudit.fromJson(audit).losingAttempt().costUsd());
+    }
+
+    @org.junit.jupiter.api.Test
+    void versionTwoCompletionsReadWithoutAStartToken() {
+        ObjectNode completion = new AttemptCompletion(A, JOB, AttemptCompletion.Outcome.SUCCEEDED, RESULT, null, null,
+                "primary", "gpt-4o-mini", "req-1", 42, T, new Usage(10, 5, 0), new BigDecimal("0.01"),
+                UUID.randomUUID()).toJson();
+        completion.remove("start_token");
+        assertEquals(List.of(), JsonSchemas.fromClasspath("events/attempt-completion.v2.schema.json")
+                .violations(completion));
+        assertEquals(null, AttemptCompletion.fromJson(completion).startToken());
+        completion.put("start_token", "not-a-uuid");
+        assertThrows(IllegalArgumentException.class, () -> AttemptCompletion.fromJson(completion));
     }
 
     @org.junit.jupiter.api.Test

@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code ./onejob chaos [--seed N] [--full]}: runs the chaos run's 2-minute mode (or, with {@code --full}, the
+ * {@code ./onejob chaos [--seed N] [--full] [--cluster]}: runs the chaos run's 2-minute mode (or, with {@code --full}, the
  * 15-minute mode) and exits 0 when the checker found no anomaly and every fault was inflicted, 1 otherwise, 2 on a
  * usage or setup error. The seed (random unless given) is printed first and last, so any run can be replayed. The
  * run directory is {@code .onejob/chaos/<seed>} ({@code CHAOS_DIR} overrides the parent).
@@ -29,6 +29,11 @@ public final class ChaosCommand implements Callable<Integer> {
     @Option(names = "--quick", description = "The 2-minute mode (the default).")
     boolean quick;
 
+    @Option(names = "--cluster", description = "On three authenticated Kafka brokers (SASL/SCRAM, ACLs per service,"
+            + " replication 3, min.insync.replicas 2), with a partition leader killed, a rolling restart of every"
+            + " broker and a worker joining and leaving among the faults; the quick mode then loads for 3 minutes.")
+    boolean cluster;
+
     @Override
     public Integer call() {
         long chosen = seed != null ? seed : new SecureRandom().nextLong() & Long.MAX_VALUE;
@@ -38,6 +43,9 @@ public final class ChaosCommand implements Callable<Integer> {
         boolean fullMode = full && !quick;
         ChaosSettings settings = fullMode ? ChaosSettings.full(chosen, root, work)
                 : ChaosSettings.quick(chosen, root, work);
+        if (cluster) {
+            settings = settings.onCluster();
+        }
         try {
             ChaosRun run = new ChaosRun(settings, System.out);
             CheckReport report = run.run(System.getenv());

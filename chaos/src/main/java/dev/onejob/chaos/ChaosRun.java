@@ -6,21 +6,14 @@ import dev.onejob.chaos.check.RunRecordCollector;
 import dev.onejob.chaos.fault.FaultInjector;
 import dev.onejob.chaos.fault.FaultSchedule;
 import dev.onejob.chaos.history.History;
+import dev.onejob.chaos.infra.KafkaCluster;
 import dev.onejob.chaos.load.LoadGenerator;
 import dev.onejob.chaos.load.Operator;
-import dev.onejob.core.certification.CertificationStore;
-import dev.onejob.core.config.Providers;
-import dev.onejob.core.contract.Contracts;
-import dev.onejob.core.db.Database;
-import dev.onejob.core.db.DatabaseConfig;
 import dev.onejob.infra.LocalPostgresCluster;
 import dev.onejob.infra.RunFiles;
 import dev.onejob.infra.ScratchDatabase;
 import dev.onejob.infra.proc.ChildProcess;
 import dev.onejob.infra.proc.ProcessRunner;
-import dev.onejob.providers.certify.CertificationReport;
-import dev.onejob.providers.certify.CertificationRunner;
-import dev.onejob.providers.ProviderClients;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -31,7 +24,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * One chaos run from start to verdict: a PostgreSQL cluster of the run's own (the one its PostgreSQL fault restarts;
@@ -74,9 +66,10 @@ public final class ChaosRun {
     /** Runs everything and returns the checker's report (its {@code passed()} is the verdict). */
     public CheckReport run(Map<String, String> env) throws InterruptedException {
         FaultSchedule schedule = FaultSchedule.draw(settings.seed(), settings.load(), settings.faultRounds(),
-                settings.brokerOutage());
+                settings.brokerOutage(), settings.faultKinds());
         say("chaos run, mode " + settings.mode() + ", seed " + settings.seed() + " (replay: ./onejob chaos --seed "
-                + settings.seed() + (settings.mode().equals("full") ? " --full" : "") + "), " + settings.intents()
+                + settings.seed() + (settings.mode().equals("full") ? " --full" : "")
+                + (settings.brokers() > 1 ? " --cluster" : "") + "), " + settings.intents()
                 + " intents over " + settings.load().toSeconds() + " s; directory " + settings.work());
         say("fault schedule:\n" + schedule.describe());
         setAsidePreviousRun();
@@ -99,9 +92,12 @@ public final class ChaosRun {
                 + ", database " + database.name());
         try (History history = History.create(settings.work().resolve("history.jsonl"));
              Cluster cluster = new Cluster(settings, runner, files, database)) {
-            say("starting Kafka and the provider simulators");
+            say(settings.brokers() > 1 ? "starting " + settings.brokers() + " Kafka brokers (SASL/SCRAM, ACLs per"
+                    + " service, replication 3, min.insync.replicas 2) and the provider simulators"
+                    : "starting Kafka and the provider simulators");
             cluster.startBrokerAndSimulators();
-            certify(cluster, files, database);
+            // Failover only goes to certified providers: certify both for every contract before the load.
+            ProviderCertification.certifyAll(database, files, cluster.providerEnv(), this::say);
             say("starting 2 ingest instances, 2 workers, the reconciler and nginx");
             cluster.startServices();
             cluster.providerFaultsOn();
@@ -110,7 +106,7 @@ public final class ChaosRun {
             cluster.stopPipeline();
             say("collecting the history, the database, the topics and the ledgers");
             CheckReport report = HistoryChecker.check(RunRecordCollector.collect(database.jdbcUrl(), database.user(),
-                    database.password(), cluster.broker().bootstrapServers(), ledgers,
+                    database.password(), cluster.kafka().admin(), cluster.kafka().outcomeTopics(), ledgers,
                     settings.work().resolve("history.jsonl")));
             write(report, NginxRetries.read(cluster.nginx().accessLog()));
             return report;
@@ -133,7 +129,7 @@ public final class ChaosRun {
         FaultInjector faults = new FaultInjector(schedule, history, target(cluster, postgres),
                 ChaosSettings.MAX_POLL_INTERVAL.plusSeconds(5), settings.postgresFreeze(), settings.brokerOutage());
         try (LoadGenerator load = new LoadGenerator(settings, history, cluster.api(), tokens, ChaosFiles.OWNERS,
-                cluster.broker().bootstrapServers())) {
+                cluster.kafka())) {
             say("load and faults for " + settings.load().toSeconds() + " s");
             operator.start();
             faults.start();
@@ -147,7 +143,7 @@ public final class ChaosRun {
             faultsNotInflicted = faults.notInflicted();
         }
         say("draining: waiting until nothing is PENDING, STARTING, unsent or unconsumed");
-        String pending = new Drain(database, cluster.broker().bootstrapServers()).await(DRAIN_TIMEOUT);
+        String pending = new Drain(database, cluster.kafka().admin()).await(DRAIN_TIMEOUT);
         if (!pending.isEmpty()) {
             history.info("note", "drain timed out after " + DRAIN_TIMEOUT.toSeconds() + " s: " + pending);
             say("drain timed out: " + pending);
@@ -205,6 +201,48 @@ public final class ChaosRun {
             }
 
             @Override
+            public int killLeader(String topic, int partition, Duration down) {
+                KafkaCluster brokers = onCluster();
+                int leader = brokers.leaderOf(topic, partition);
+                if (leader < 0) {
+                    throw new IllegalStateException(topic + "-" + partition + " has no leader to kill");
+                }
+                brokers.kill(leader);
+                try {
+                    ChildProcess.sleep(down.toMillis());
+                } finally {
+                    brokers.start(leader);
+                }
+                return leader;
+            }
+
+            @Override
+            public void rollingRestart() {
+                onCluster().rollingRestart();
+            }
+
+            @Override
+            public void addWorker(String name) {
+                ChildProcess running = cluster.process(name);
+                if (running != null && running.isAlive()) {
+                    running.close();
+                }
+                cluster.start(name);
+            }
+
+            @Override
+            public void removeWorker(String name) {
+                cluster.process(name).close();
+            }
+
+            private KafkaCluster onCluster() {
+                if (cluster.kafkaCluster() == null) {
+                    throw new IllegalStateException("this fault needs the three-broker cluster (--cluster)");
+                }
+                return cluster.kafkaCluster();
+            }
+
+            @Override
             public void brokerOutage(Duration down) {
                 cluster.broker().kill();
                 try {
@@ -223,26 +261,6 @@ public final class ChaosRun {
             unknown.add(new Operator.UnknownAttempt(row.get(0), row.get(1), row.get(2), row.get(3)));
         }
         return unknown;
-    }
-
-    /** Failover only goes to certified providers: certify both for every contract before the load. */
-    private void certify(Cluster cluster, RunFiles files, ScratchDatabase database) {
-        Map<String, String> env = cluster.providerEnv();
-        try (Database pool = Database.connect(new DatabaseConfig(database.jdbcUrl(), database.user(),
-                database.password(), 2), "chaos-certify");
-             ProviderClients clients = ProviderClients.create(ProviderClients.defaultHttpClient(), env)) {
-            List<CertificationReport> reports = CertificationRunner.over(clients,
-                    new CertificationStore(pool), Providers.load(files.providersFile(), env),
-                    Contracts.load(files.contractsDir())).run(Optional.empty(), Optional.empty());
-            for (CertificationReport report : reports) {
-                say("certification: " + report.provider() + " for " + report.contractLabel() + ": "
-                        + (report.passed() ? "passed" : "FAILED"));
-                if (!report.passed()) {
-                    throw new IllegalStateException("the simulator " + report.provider() + " failed certification "
-                            + "with its faults off; the run cannot fail over: " + report.checks());
-                }
-            }
-        }
     }
 
     /** Faults of the schedule that could not be inflicted (the run is then weaker than planned), with reasons. */

@@ -1,6 +1,8 @@
 package dev.onejob.chaos;
 
 import dev.onejob.chaos.infra.KafkaBroker;
+import dev.onejob.chaos.infra.KafkaCluster;
+import dev.onejob.core.kafka.KafkaPrincipals;
 import dev.onejob.chaos.infra.Nginx;
 import dev.onejob.chaos.infra.NginxConfig;
 import dev.onejob.core.config.Env;
@@ -37,6 +39,8 @@ import java.util.regex.Pattern;
 final class Cluster implements AutoCloseable {
     static final int INGESTS = 2;
     static final int WORKERS = 2;
+    /** The load generator's principal on the cluster: it may submit for every owner of the run. */
+    static final String UPSTREAM = "chaos-upstream";
     private static final Pattern SIM_STARTED = Pattern.compile("event=started .*url=(http://\\S+) control=(http://\\S+)");
     private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
 
@@ -48,6 +52,9 @@ final class Cluster implements AutoCloseable {
     private final Map<String, ChildProcess> services = new java.util.concurrent.ConcurrentHashMap<>();
     private final int[] ingestPorts = new int[INGESTS];
     private KafkaBroker broker;
+    /** The three authenticated brokers instead of {@link #broker}, when the settings ask for them. */
+    private KafkaCluster kafkaCluster;
+    private Path principalsFile;
     private Nginx nginx;
     private String primaryUrl;
     private String backupUrl;
@@ -62,9 +69,18 @@ final class Cluster implements AutoCloseable {
     }
 
     void startBrokerAndSimulators() {
-        broker = new KafkaBroker(runner, settings.work().resolve("kafka"));
-        broker.start();
-        KafkaTopics.ensure(broker.bootstrapServers(), KafkaTopics.allNames(), 3, (short) 1);
+        if (settings.brokers() > 1) {
+            KafkaPrincipals principals = principals();
+            kafkaCluster = new KafkaCluster(runner, settings.work().resolve("kafka"), settings.brokers(),
+                    principals.allNames());
+            kafkaCluster.start();
+            kafkaCluster.setup(principals);
+            principalsFile = writePrincipals();
+        } else {
+            broker = new KafkaBroker(runner, settings.work().resolve("kafka"));
+            broker.start();
+            KafkaTopics.ensure(broker.bootstrapServers(), KafkaTopics.allNames(), 3, (short) 1);
+        }
         Matcher primary = simulator("sim-primary", "primary", settings.seed()).awaitLine(SIM_STARTED, START_TIMEOUT);
         Matcher backup = simulator("sim-backup", "backup", settings.seed() + 1).awaitLine(SIM_STARTED, START_TIMEOUT);
         primaryUrl = primary.group(1);
@@ -154,10 +170,53 @@ final class Cluster implements AutoCloseable {
 
     private Map<String, String> serviceEnv(String name) {
         Map<String, String> env = new HashMap<>(ServiceEnv.of(database.server(), database.name(),
-                broker.bootstrapServers(), files,
+                kafkaCluster != null ? kafkaCluster.bootstrapServers() : broker.bootstrapServers(), files,
                 providerEnv(), "chaos-" + name));
         env.put(Env.KAFKA_MAX_POLL_INTERVAL_MS, Long.toString(ChaosSettings.MAX_POLL_INTERVAL.toMillis()));
+        if (kafkaCluster != null) {
+            KafkaPrincipals.Services services = KafkaPrincipals.NONE.services();
+            env.putAll(kafkaCluster.clientEnv(name.startsWith("ingest-") ? services.ingest()
+                    : name.startsWith("worker-") ? services.worker() : services.reconciler()));
+            env.put(Env.KAFKA_PRINCIPALS_FILE, principalsFile.toString());
+        }
         return env;
+    }
+
+    /**
+     * On the cluster: the services as the default principals, owners taken from the producing principal, and the
+     * load generator's upstream as a producer that may submit for every owner of the run.
+     */
+    private static KafkaPrincipals principals() {
+        return new KafkaPrincipals(KafkaPrincipals.OwnerFrom.PRINCIPAL, KafkaPrincipals.NONE.services(), List.of(),
+                Map.of(UPSTREAM, new java.util.LinkedHashSet<>(ChaosFiles.OWNERS)));
+    }
+
+    private Path writePrincipals() {
+        Path file = settings.work().resolve("config/kafka-principals.yaml");
+        try {
+            java.nio.file.Files.createDirectories(file.getParent());
+            java.nio.file.Files.writeString(file, "owner_from: principal\nproducers:\n  " + UPSTREAM + ": ["
+                    + String.join(", ", ChaosFiles.OWNERS) + "]\n");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file, e);
+        }
+        return file;
+    }
+
+    /** How the run's own clients reach Kafka: anonymous on one broker, admin and the upstream's principal on three. */
+    KafkaAccess kafka() {
+        if (kafkaCluster == null) {
+            return KafkaAccess.plaintext(broker.bootstrapServers());
+        }
+        return new KafkaAccess(kafkaCluster.adminConfig(), kafkaCluster.clientConfig(UPSTREAM),
+                KafkaPrincipals.requestTopic(UPSTREAM),
+                List.of(dev.onejob.core.kafka.Topics.JOB_REQUEST_OUTCOMES.name(),
+                        KafkaPrincipals.outcomesTopic(UPSTREAM)));
+    }
+
+    /** The three brokers, or null on one. */
+    KafkaCluster kafkaCluster() {
+        return kafkaCluster;
     }
 
     ChildProcess process(String name) {
@@ -241,8 +300,8 @@ final class Cluster implements AutoCloseable {
         if (nginx != null) {
             nginx.close();
         }
-        for (String name : List.of("result-reconciler", workerName(1), workerName(0), ingestName(1), ingestName(0),
-                "sim-backup", "sim-primary")) {
+        for (String name : List.of("result-reconciler", workerName(2), workerName(1), workerName(0), ingestName(1),
+                ingestName(0), "sim-backup", "sim-primary")) {
             ChildProcess process = services.get(name);
             if (process != null) {
                 process.close();
@@ -256,6 +315,9 @@ final class Cluster implements AutoCloseable {
         stopPipeline();
         if (broker != null) {
             broker.close();
+        }
+        if (kafkaCluster != null) {
+            kafkaCluster.close();
         }
     }
 }

@@ -4,10 +4,8 @@ import dev.onejob.infra.ScratchDatabase;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupListing;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
@@ -27,11 +25,11 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  */
 final class Drain {
     private final ScratchDatabase database;
-    private final String bootstrapServers;
+    private final dev.onejob.core.kafka.KafkaConfig kafka;
 
-    Drain(ScratchDatabase database, String bootstrapServers) {
+    Drain(ScratchDatabase database, dev.onejob.core.kafka.KafkaConfig kafka) {
         this.database = database;
-        this.bootstrapServers = bootstrapServers;
+        this.kafka = kafka;
     }
 
     /** Empty when drained, else what was still pending at the timeout. */
@@ -83,9 +81,7 @@ final class Drain {
      * records that come back count.
      */
     private long lag() throws Exception {
-        Properties props = new Properties();
-        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        try (Admin admin = Admin.create(props)) {
+        try (Admin admin = Admin.create(kafka.admin("chaos-drain"))) {
             Map<TopicPartition, Long> behind = new HashMap<>();
             for (ConsumerGroupListing group : admin.listConsumerGroups().all().get(30, TimeUnit.SECONDS)) {
                 Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group.groupId())
@@ -105,8 +101,7 @@ final class Drain {
     }
 
     private long recordsAfter(Map<TopicPartition, Long> from) {
-        Map<String, Object> props = new HashMap<>();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        Map<String, Object> props = kafka.common();
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(),

@@ -39,9 +39,10 @@ import picocli.CommandLine.Spec;
                     + " the database or Kafka."})
 public final class OnejobMain implements Callable<Integer> {
     /** The commands other modules add, with the module that holds each: listed even where it is absent. */
-    private static final Map<String, String> MODULE_COMMANDS = Map.of("bench", "benchmark", "chaos", "chaos");
+    private static final Map<String, String> MODULE_COMMANDS = Map.of("bench", "benchmark", "chaos", "chaos",
+            "cluster", "chaos");
     /** Commands whose own logging is the point (services, runs): everything else logs at warn and above. */
-    private static final List<String> LOUD = List.of("dev", "bench", "chaos");
+    private static final List<String> LOUD = List.of("dev", "bench", "chaos", "cluster");
 
     @Spec
     CommandSpec spec;
@@ -68,7 +69,7 @@ public final class OnejobMain implements Callable<Integer> {
         ServiceLoader.load(ModuleCommand.class).forEach(module -> modules.put(module.name(), module.command()));
         root.addSubcommand("dev", DevCommand.class);
         root.addSubcommand("demo", DemoCommand.class);
-        for (String name : List.of("bench", "chaos")) {
+        for (String name : MODULE_COMMANDS.keySet().stream().sorted().toList()) {
             if (modules.containsKey(name)) {
                 root.addSubcommand(name, modules.remove(name));
             } else {

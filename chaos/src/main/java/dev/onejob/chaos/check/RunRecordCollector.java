@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.chaos.check.RunRecord.ProviderCall;
 import dev.onejob.chaos.history.History;
 import dev.onejob.core.json.Json;
+import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.kafka.Topics;
 import dev.onejob.core.billing.Usage;
 import dev.onejob.simulator.LedgerEntry;
@@ -35,35 +36,38 @@ public final class RunRecordCollector {
     private RunRecordCollector() {
     }
 
-    public static RunRecord collect(DataSource database, String bootstrapServers, List<Path> ledgerFiles,
-                                    Path historyFile) {
+    /** {@code outcomeTopics}: where job requests were answered (the shared topic, and a producer's own). */
+    public static RunRecord collect(DataSource database, KafkaConfig kafka, List<String> outcomeTopics,
+                                    List<Path> ledgerFiles, Path historyFile) {
         try (Connection connection = database.getConnection()) {
-            return collect(connection, bootstrapServers, ledgerFiles, historyFile);
+            return collect(connection, kafka, outcomeTopics, ledgerFiles, historyFile);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot read the ledger tables: " + e.getMessage(), e);
         }
     }
 
-    public static RunRecord collect(String jdbcUrl, String user, String password, String bootstrapServers,
-                                    List<Path> ledgerFiles, Path historyFile) {
+    public static RunRecord collect(String jdbcUrl, String user, String password, KafkaConfig kafka,
+                                    List<String> outcomeTopics, List<Path> ledgerFiles, Path historyFile) {
         try (Connection connection = DriverManager.getConnection(jdbcUrl, user, password)) {
-            return collect(connection, bootstrapServers, ledgerFiles, historyFile);
+            return collect(connection, kafka, outcomeTopics, ledgerFiles, historyFile);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot read the ledger tables at " + jdbcUrl + ": " + e.getMessage(), e);
         }
     }
 
-    private static RunRecord collect(Connection connection, String bootstrapServers, List<Path> ledgerFiles,
-                                     Path historyFile) throws SQLException {
+    private static RunRecord collect(Connection connection, KafkaConfig kafka, List<String> outcomeTopics,
+                                     List<Path> ledgerFiles, Path historyFile) throws SQLException {
         LedgerSnapshot ledger = LedgerSnapshot.read(connection);
-        Map<String, List<ConsumerRecord<byte[], byte[]>>> topics = TopicReader.readAll(bootstrapServers,
-                List.of(Topics.JOB_REQUEST_OUTCOMES.name(), Topics.JOB_RESULTS.name(), Topics.RACE_AUDIT.name(),
-                        Topics.ATTEMPT_COMPLETIONS.name(), Topics.ATTEMPT_COMMANDS.name(),
-                        Topics.JOB_REQUESTS_DLQ.name()),
+        List<String> names = new java.util.ArrayList<>(outcomeTopics);
+        names.addAll(List.of(Topics.JOB_RESULTS.name(), Topics.RACE_AUDIT.name(),
+                Topics.ATTEMPT_COMPLETIONS.name(), Topics.ATTEMPT_COMMANDS.name(), Topics.JOB_REQUESTS_DLQ.name()));
+        Map<String, List<ConsumerRecord<byte[], byte[]>>> topics = TopicReader.readAll(kafka, names,
                 TOPIC_READ_TIMEOUT);
+        List<ConsumerRecord<byte[], byte[]>> outcomes = new java.util.ArrayList<>();
+        outcomeTopics.forEach(topic -> outcomes.addAll(topics.get(topic)));
         TopicRecords read = new TopicRecords();
         return new RunRecord(History.read(historyFile), ledger.jobs(), ledger.attempts(),
-                read.read(topics.get(Topics.JOB_REQUEST_OUTCOMES.name()), TopicRecords::outcome),
+                read.read(outcomes, TopicRecords::outcome),
                 read.read(topics.get(Topics.JOB_RESULTS.name()), TopicRecords::result),
                 read.read(topics.get(Topics.RACE_AUDIT.name()), TopicRecords::raceAudit),
                 read.read(topics.get(Topics.ATTEMPT_COMPLETIONS.name()), TopicRecords::completion),

@@ -20,15 +20,14 @@ final class TopicReader {
     private TopicReader() {
     }
 
-    static Map<String, List<ConsumerRecord<byte[], byte[]>>> readAll(String bootstrapServers, List<String> topics,
-                                                                       Duration timeout) {
-        Map<String, Object> props = Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                ConsumerConfig.CLIENT_ID_CONFIG, "chaos-history-checker",
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
-                // Aborted transactions never happened; open ones end before the end offsets (the LSO) we read to.
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-                ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
+    static Map<String, List<ConsumerRecord<byte[], byte[]>>> readAll(dev.onejob.core.kafka.KafkaConfig kafka,
+                                                                       List<String> topics, Duration timeout) {
+        Map<String, Object> props = kafka.common();
+        props.put(ConsumerConfig.CLIENT_ID_CONFIG, "chaos-history-checker");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        // Aborted transactions never happened; open ones end before the end offsets (the LSO) we read to.
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
         Map<String, List<ConsumerRecord<byte[], byte[]>>> records = new HashMap<>();
         topics.forEach(topic -> records.put(topic, new ArrayList<>()));
         try (var consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {

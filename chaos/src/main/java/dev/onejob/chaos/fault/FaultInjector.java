@@ -35,6 +35,21 @@ public final class FaultInjector implements AutoCloseable {
 
         /** Kills the broker, keeps it down for {@code down}, and starts it again on its data. */
         void brokerOutage(Duration down);
+
+        /**
+         * On the cluster: kills the broker leading partition {@code partition} of {@code topic} (kill -9), starts it
+         * again after {@code down}; returns which broker it was.
+         */
+        int killLeader(String topic, int partition, Duration down);
+
+        /** On the cluster: stops and starts every broker in turn, each once the partitions are in sync again. */
+        void rollingRestart();
+
+        /** Starts one more attempt worker, {@code name}, in the workers' group. */
+        void addWorker(String name);
+
+        /** SIGTERM of a worker {@link #addWorker} started: it drains its calls and leaves the group. */
+        void removeWorker(String name);
     }
 
     private final FaultSchedule schedule;
@@ -43,6 +58,8 @@ public final class FaultInjector implements AutoCloseable {
     private final Duration freezeFor;
     private final Duration postgresFreeze;
     private final Duration brokerOutage;
+    /** The worker {@link FaultKind#ADD_REMOVE_WORKER} adds: the third, beside worker-0 and worker-1. */
+    public static final String EXTRA_WORKER = "worker-2";
     private final ScheduledExecutorService thawer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread thread = new Thread(r, "chaos-thaw");
         thread.setDaemon(true);
@@ -132,6 +149,31 @@ public final class FaultInjector implements AutoCloseable {
                             + " s (past the producers' 120 s delivery timeout), then started again on its data");
                     target.brokerOutage(brokerOutage);
                     history.info("note", "kafka started again after the outage");
+                }
+                case KILL_LEADER -> {
+                    history.info("fault", label + " kill -9 of the broker leading attempt-completions partition "
+                            + fault.target() + ", started again after 5 s");
+                    int broker = target.killLeader("attempt-completions", fault.target(), Duration.ofSeconds(5));
+                    history.info("note", "broker " + broker + " (the leader) started again");
+                }
+                case ROLLING_RESTART -> {
+                    history.info("fault", label + " every broker stopped and started in turn");
+                    target.rollingRestart();
+                    history.info("note", "rolling restart done, every partition in sync");
+                }
+                case ADD_REMOVE_WORKER -> {
+                    history.info("fault", label + " " + EXTRA_WORKER + " joins the workers' group, leaves 15 s later");
+                    target.addWorker(EXTRA_WORKER);
+                    thawer.schedule(() -> {
+                        try {
+                            target.removeWorker(EXTRA_WORKER);
+                            history.info("note", EXTRA_WORKER + " SIGTERM, left the group");
+                        } catch (RuntimeException e) {
+                            history.info("note", "fault " + label + ": " + EXTRA_WORKER + " could not be removed: "
+                                    + e.getMessage());
+                            notInflicted.add(label + ": " + e.getMessage());
+                        }
+                    }, 15, TimeUnit.SECONDS);
                 }
                 case FREEZE_POSTGRES -> {
                     history.info("fault", label + " SIGSTOP of the run's own cluster for "

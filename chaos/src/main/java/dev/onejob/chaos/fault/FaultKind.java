@@ -31,11 +31,34 @@ public enum FaultKind {
      * on its data: every send of that time fails in its producer, and only a sender that tries again gets through.
      * Once per run, in the full mode only ({@link FaultSchedule#draw}); it has its own stretch of the schedule.
      */
-    BROKER_OUTAGE("broker-outage");
+    BROKER_OUTAGE("broker-outage"),
+    /**
+     * On the three-broker cluster: kill -9 of the broker that leads a partition of {@code attempt-completions} (the
+     * partition drawn), started again on its data 5 s later; the partition's leadership moves to an in-sync replica.
+     */
+    KILL_LEADER("kill-leader"),
+    /**
+     * On the three-broker cluster: every broker in turn stopped (SIGTERM, a controlled shutdown) and started again,
+     * the next only once every partition has all its replicas in sync again.
+     */
+    ROLLING_RESTART("rolling-restart"),
+    /** A third attempt worker joins the group (a rebalance), and leaves it 15 s later by SIGTERM (another). */
+    ADD_REMOVE_WORKER("add-remove-worker");
 
-    /** The kinds each round of a schedule holds: all but the once-a-run {@link #BROKER_OUTAGE}. */
+    /** The kinds each round of a schedule holds on one broker: the single-broker ones but the once-a-run outage. */
     public static java.util.List<FaultKind> perRound() {
-        return java.util.Arrays.stream(values()).filter(kind -> kind != BROKER_OUTAGE).toList();
+        return perRound(false);
+    }
+
+    /**
+     * The kinds each round holds: on one broker, all but the cluster's and the once-a-run {@link #BROKER_OUTAGE}; on
+     * the three-broker cluster, the broker faults are the cluster's (a leader killed, a rolling restart) instead of
+     * the single broker's restart, and workers join and leave.
+     */
+    public static java.util.List<FaultKind> perRound(boolean cluster) {
+        java.util.Set<FaultKind> clusterOnly = java.util.EnumSet.of(KILL_LEADER, ROLLING_RESTART, ADD_REMOVE_WORKER);
+        return java.util.Arrays.stream(values()).filter(kind -> kind != BROKER_OUTAGE)
+                .filter(kind -> cluster ? kind != RESTART_BROKER : !clusterOnly.contains(kind)).toList();
     }
 
     private final String label;

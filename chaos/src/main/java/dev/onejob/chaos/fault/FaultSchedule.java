@@ -23,16 +23,22 @@ public record FaultSchedule(List<Fault> faults) {
         return draw(seed, load, rounds, Duration.ZERO);
     }
 
+    /** On one broker. */
+    public static FaultSchedule draw(long seed, Duration load, int rounds, Duration brokerOutage) {
+        return draw(seed, load, rounds, brokerOutage, FaultKind.perRound(false));
+    }
+
     /**
      * With a {@link FaultKind#BROKER_OUTAGE} of {@code brokerOutage} (none when zero) at a drawn point between 25%
      * and 50% of the load: the other faults are spread over the window less the outage and a recovery of
      * {@link #OUTAGE_RECOVERY}, and none falls inside that stretch.
      */
-    public static FaultSchedule draw(long seed, Duration load, int rounds, Duration brokerOutage) {
+    public static FaultSchedule draw(long seed, Duration load, int rounds, Duration brokerOutage,
+                                     List<FaultKind> perRound) {
         Random random = new Random(seed ^ 0x5DEECE66DL);
         List<FaultKind> kinds = new ArrayList<>();
         for (int round = 0; round < rounds; round++) {
-            kinds.addAll(FaultKind.perRound());
+            kinds.addAll(perRound);
         }
         Collections.shuffle(kinds, random);
         long gap = brokerOutage.isZero() ? 0 : brokerOutage.plus(OUTAGE_RECOVERY).toMillis();
@@ -68,7 +74,7 @@ public record FaultSchedule(List<Fault> faults) {
             text.append(String.format("  +%6.1f s  %s%s%n", fault.at().toMillis() / 1000.0, fault.kind().label(),
                     fault.kind() == FaultKind.KILL_WORKER || fault.kind() == FaultKind.STOP_WORKER
                             || fault.kind() == FaultKind.TERM_WORKER || fault.kind() == FaultKind.KILL_INGEST
-                            ? " #" + fault.target() : ""));
+                            || fault.kind() == FaultKind.KILL_LEADER ? " #" + fault.target() : ""));
         }
         return text.toString();
     }

@@ -3,7 +3,7 @@ package dev.onejob.chaos.load;
 import dev.onejob.chaos.ChaosSettings;
 import dev.onejob.chaos.history.History;
 import dev.onejob.chaos.history.Op;
-import dev.onejob.core.kafka.KafkaConfig;
+import dev.onejob.chaos.KafkaAccess;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
@@ -20,7 +20,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * The chaos run's upstream: new intents at a steady rate from several owners, over HTTP (through nginx) and on
- * job-requests together. Of the intents, {@code RESUBMIT_SHARE} are submitted again with the same key and payload
+ * Kafka together (the shared job-requests, or the upstream principal's own topic on the authenticated cluster). Of the intents, {@code RESUBMIT_SHARE} are submitted again with the same key and payload
  * (half at the same moment on either channel, half 2 to 20 s later), {@code CONFLICT_SHARE} of the HTTP ones once
  * more with another payload after their first answer, and every {@code POISON_EVERY}-th comes with a poison record.
  * Every choice is drawn from the seed. Owns the HTTP client, the producer and the scheduler.
@@ -47,14 +47,15 @@ public final class LoadGenerator implements AutoCloseable {
     private final Submitter submitter;
 
     public LoadGenerator(ChaosSettings settings, History history, URI api, Map<String, String> tokens,
-                         List<String> owners, String bootstrapServers) {
+                         List<String> owners, KafkaAccess kafka) {
         this.settings = settings;
         this.history = history;
         this.owners = List.copyOf(owners);
-        Map<String, Object> props = new KafkaConfig(bootstrapServers).producer("chaos-load");
+        Map<String, Object> props = kafka.upstream().producer("chaos-load");
         props.put("delivery.timeout.ms", 20_000);
         this.producer = new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
-        this.submitter = new Submitter(history, http, api, tokens, producer, scheduler, inFlight);
+        this.submitter = new Submitter(history, http, api, tokens, producer, kafka.requestTopic(), scheduler,
+                inFlight);
     }
 
     /** Submits every intent at its time, then waits (up to {@code settle}) for the last answers and retries. */

@@ -35,16 +35,20 @@ final class Submitter {
     private final URI api;
     private final Map<String, String> tokens;
     private final KafkaProducer<String, String> producer;
+    /** Where job requests go: job-requests, or the upstream principal's own topic. */
+    private final String requestTopic;
     private final ScheduledExecutorService scheduler;
     private final AtomicInteger inFlight;
 
     Submitter(History history, HttpClient http, URI api, Map<String, String> tokens,
-              KafkaProducer<String, String> producer, ScheduledExecutorService scheduler, AtomicInteger inFlight) {
+              KafkaProducer<String, String> producer, String requestTopic, ScheduledExecutorService scheduler,
+              AtomicInteger inFlight) {
         this.history = history;
         this.http = http;
         this.api = api;
         this.tokens = tokens;
         this.producer = producer;
+        this.requestTopic = requestTopic;
         this.scheduler = scheduler;
         this.inFlight = inFlight;
     }
@@ -106,7 +110,7 @@ final class Submitter {
         Op invoke = new Op(System.currentTimeMillis(), op, Op.INVOKE, "submit", "kafka", intent.owner(),
                 intent.key(), intent.fingerprint(), null, null, requestId, null);
         history.record(invoke);
-        ProducerRecord<String, String> record = new ProducerRecord<>(Topics.JOB_REQUESTS.name(), intent.owner(),
+        ProducerRecord<String, String> record = new ProducerRecord<>(requestTopic, intent.owner(),
                 intent.envelope());
         record.headers().add("request_id", requestId.getBytes(StandardCharsets.UTF_8));
         send(record, invoke, outcome -> {
@@ -124,7 +128,7 @@ final class Submitter {
         Op invoke = new Op(System.currentTimeMillis(), history.nextOp(), Op.INVOKE, "poison", "kafka", owner, key,
                 null, null, null, null, null);
         history.record(invoke);
-        ProducerRecord<String, String> record = new ProducerRecord<>(Topics.JOB_REQUESTS.name(), key,
+        ProducerRecord<String, String> record = new ProducerRecord<>(requestTopic, key,
                 new String(value, StandardCharsets.UTF_8));
         send(record, invoke, outcome -> { });
     }

@@ -40,6 +40,21 @@ class FaultScheduleTest {
     }
 
     @Test
+    void onTheClusterTheBrokerFaultsAreTheClustersAndOnOneBrokerTheyAreNot() {
+        FaultSchedule cluster = FaultSchedule.draw(7, Duration.ofMinutes(3), 1, Duration.ZERO,
+                FaultKind.perRound(true));
+        java.util.Set<FaultKind> drawn = java.util.EnumSet.noneOf(FaultKind.class);
+        cluster.faults().forEach(fault -> drawn.add(fault.kind()));
+        assertEquals(java.util.EnumSet.copyOf(FaultKind.perRound(true)), drawn);
+        assertTrue(drawn.containsAll(java.util.List.of(FaultKind.KILL_LEADER, FaultKind.ROLLING_RESTART,
+                FaultKind.ADD_REMOVE_WORKER)));
+        assertTrue(!drawn.contains(FaultKind.RESTART_BROKER) && !drawn.contains(FaultKind.BROKER_OUTAGE));
+        java.util.Set<FaultKind> single = java.util.EnumSet.copyOf(FaultKind.perRound(false));
+        assertTrue(single.contains(FaultKind.RESTART_BROKER) && !single.contains(FaultKind.KILL_LEADER)
+                && !single.contains(FaultKind.ROLLING_RESTART) && !single.contains(FaultKind.ADD_REMOVE_WORKER));
+    }
+
+    @Test
     void aBrokerOutageStrikesOnceWithItsStretchFreeOfOtherFaults() {
         Duration load = Duration.ofMinutes(15);
         Duration outage = Duration.ofSeconds(130);

@@ -34,7 +34,8 @@ final class BenchKafka implements AutoCloseable {
         }
         List<String> topics = new ArrayList<>(KafkaTopics.allNames());
         topics.add(PERF_TOPIC);
-        KafkaTopics.ensure(kafka.bootstrapServers, topics, 3, (short) 1);
+        // Four partitions: the scaling phase runs up to four workers, and two reconcilers of two consumers each.
+        KafkaTopics.ensure(kafka.bootstrapServers, topics, 4, (short) 1);
         return kafka;
     }
 

@@ -18,6 +18,9 @@ import java.util.List;
  * @param scaleJobs   finished jobs the ledger-at-scale phase adds before measuring again
  * @param scaleStepSeconds each of that phase's two submission runs
  * @param usageQueries usage queries that phase times on each ledger
+ * @param scalingWarmupRequests unrecorded jobs after each change of the scaling phase (its rebalance)
+ * @param scalingRequests jobs each configuration of the scaling phase measures
+ * @param scalingConcurrency its clients, each waiting for its job's result
  */
 public record BenchSettings(boolean quick, Path root, Path outputDir,
                             int pgbenchSeconds, int casPoolPerRun,
@@ -30,7 +33,8 @@ public record BenchSettings(boolean quick, Path root, Path outputDir,
                             double repeatShare, int poisonEvery, int hangEvery,
                             List<Double> slowRates, double slowStepSeconds, int slowBacklog,
                             double overloadSeconds, int stalledConnections, double stallStepSeconds,
-                            long scaleJobs, double scaleStepSeconds, int usageQueries) {
+                            long scaleJobs, double scaleStepSeconds, int usageQueries,
+                            int scalingWarmupRequests, int scalingRequests, int scalingConcurrency) {
 
     public static BenchSettings full(Path root, Path outputDir) {
         return new BenchSettings(false, root, outputDir, 10, 150_000, 300_000, 1_000, 30_000,
@@ -40,7 +44,8 @@ public record BenchSettings(boolean quick, Path root, Path outputDir,
                 0.2, 100, 20,
                 List.of(50.0, 100.0, 200.0), 15, 4_000,
                 30, 1_000, 20,
-                10_000_000, 20, 200);
+                10_000_000, 20, 200,
+                200, 2_000, 256);
     }
 
     public static BenchSettings quick(Path root, Path outputDir) {
@@ -51,7 +56,8 @@ public record BenchSettings(boolean quick, Path root, Path outputDir,
                 0.2, 100, 20,
                 List.of(20.0), 2, 100,
                 3, 100, 3,
-                50_000, 2, 20);
+                50_000, 2, 20,
+                10, 30, 16);
     }
 
     public String mode() {

@@ -120,6 +120,7 @@ final class Benchmark {
         phase(Phases.HTTP_SLOW_CLIENTS, () -> new SlowClientPhase(context).run());
         phase(Phases.END_TO_END, () -> new EndToEndPhase(context).run());
         phase(Phases.SLOW_PROVIDER, () -> new SlowProviderPhase(context).run());
+        phase(Phases.SCALING, () -> new ScalingPhase(context).run());
         Invariants invariants = new Invariants(context);
         phase("invariants", invariants::checkOnejob);
         services.stopOnejob();

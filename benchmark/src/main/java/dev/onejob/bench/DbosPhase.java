@@ -12,7 +12,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Phase 10, the peer: DBOS Transact for Java ({@link dev.onejob.bench.peer.DbosPeerMain}, its own JVM, its system
+ * Phase 11, the peer: DBOS Transact for Java ({@link dev.onejob.bench.peer.DbosPeerMain}, its own JVM, its system
  * tables in the run's database) doing the equivalent work with onejob's services stopped: a workflow per job with
  * {@code owner:key} as the workflow id, one step calling the same primary simulator over HTTP, the same share of
  * repeated submissions. The peer answers when the workflow is done, so its end-to-end latency is the answer's. Runs:

@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Phase 13, a ledger at scale: submit latency (an open loop at a fixed rate) and the usage query's latency
+ * Phase 14, a ledger at scale: submit latency (an open loop at a fixed rate) and the usage query's latency
  * ({@code GET /v1/usage} grouped by provider and day over 30 days, as an owner's dashboard asks it), first on the
  * ledger as the run left it, then again after {@code scaleJobs} finished jobs with their attempts, and a year of
  * daily usage for a thousand owners and the run's own, were added with set-based SQL. What it shows: the indexes

@@ -38,6 +38,9 @@ final class Services implements AutoCloseable {
     private ChildProcess ingest;
     private ChildProcess worker;
     private ChildProcess reconciler;
+    /** Workers and reconcilers beyond the first, while the scaling phase runs them. */
+    private final List<ChildProcess> extraWorkers = new ArrayList<>();
+    private final List<ChildProcess> extraReconcilers = new ArrayList<>();
     private String primaryUrl;
     private String backupUrl;
     private int ingestPort;
@@ -139,13 +142,49 @@ final class Services implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs {@code workers} attempt workers and {@code reconcilers} result reconcilers (at least one of each, the
+     * first being the ones {@link #startWorkerAndReconciler} started): each extra one is its own process with its own
+     * instance id, in the same consumer group, started or stopped (SIGTERM: a worker drains its calls) as needed.
+     */
+    void scaleTo(int workers, int reconcilers) {
+        while (extraWorkers.size() > workers - 1) {
+            stopTracked(extraWorkers.remove(extraWorkers.size() - 1));
+        }
+        while (extraReconcilers.size() > reconcilers - 1) {
+            stopTracked(extraReconcilers.remove(extraReconcilers.size() - 1));
+        }
+        while (extraWorkers.size() < workers - 1) {
+            int number = extraWorkers.size() + 2;
+            String name = "attempt-worker-" + number;
+            Map<String, String> env = serviceEnv("worker-" + number);
+            extraWorkers.add(launch(name, () -> runner.service(name, "attempt-worker", "dev.onejob.worker.WorkerMain",
+                    jvmArgs(name), env), Pattern.compile("event=started service=attempt-worker")));
+        }
+        while (extraReconcilers.size() < reconcilers - 1) {
+            int number = extraReconcilers.size() + 2;
+            String name = "result-reconciler-" + number;
+            Map<String, String> env = serviceEnv("reconciler-" + number);
+            env.put("STREAMS_STATE_DIR", runner.logs().resolve("streams-" + number).toString());
+            extraReconcilers.add(launch(name, () -> runner.service(name, "result-reconciler",
+                    "dev.onejob.reconciler.ReconcilerMain", jvmArgs(name), env),
+                    Pattern.compile("event=started service=result-reconciler")));
+        }
+    }
+
+    private void stopTracked(ChildProcess process) {
+        monitor.untrack(process.name());
+        process.close();
+    }
+
     /** Services that had to be started again, and why. */
     List<String> restarts() {
         return restarts;
     }
 
-    /** Stops ingest, worker and reconciler (the peer then runs without them); the simulators stay. */
+    /** Stops ingest, workers and reconcilers (the peer then runs without them); the simulators stay. */
     void stopOnejob() {
+        scaleTo(1, 1);
         for (ChildProcess process : java.util.Arrays.asList(reconciler, worker, ingest)) {
             if (process != null) {
                 monitor.untrack(process.name());
@@ -213,6 +252,12 @@ final class Services implements AutoCloseable {
             if (process != null && process.isAlive()) {
                 running.add(process);
             }
+        }
+        for (ChildProcess process : extraWorkers) {
+            running.add(process);
+        }
+        for (ChildProcess process : extraReconcilers) {
+            running.add(process);
         }
         return running;
     }

@@ -29,7 +29,7 @@ import java.util.Map;
  * that onejob's own queueing made, not the provider.
  */
 final class SlowProviderPhase {
-    private static final String LOGNORMAL = "{\"kind\":\"lognormal\",\"median_ms\":1000,\"p99_ms\":8000}";
+    static final String LOGNORMAL = "{\"kind\":\"lognormal\",\"median_ms\":1000,\"p99_ms\":8000}";
 
     private final BenchContext context;
 
@@ -199,7 +199,7 @@ final class SlowProviderPhase {
         return "rate-" + Math.round(rate);
     }
 
-    private static void control(String simulator, String method, String body) throws Exception {
+    static void control(String simulator, String method, String body) throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(simulator + "/_sim/behaviour"))
                 .timeout(Duration.ofSeconds(10));
         request = body == null ? request.method(method, HttpRequest.BodyPublishers.noBody())

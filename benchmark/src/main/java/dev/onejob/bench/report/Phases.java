@@ -14,6 +14,7 @@ public final class Phases {
     public static final String END_TO_END = "end-to-end";
     public static final String SLOW_PROVIDER = "slow-provider";
     public static final String SLOW_BACKLOG = "slow-backlog";
+    public static final String SCALING = "scaling";
     public static final String DBOS = "dbos-peer";
     public static final String CPU_PER_JOB = "cpu-per-job";
     public static final String MEMORY = "memory";
@@ -31,10 +32,11 @@ public final class Phases {
         TITLES.put(END_TO_END, "7. End to end: HTTP request to its job-results record");
         TITLES.put(SLOW_PROVIDER, "8. AI-length calls: a provider answering in a lognormal 1 s median, 8 s p99");
         TITLES.put(SLOW_BACKLOG, "9. AI-length calls: a backlog released to one worker at once");
-        TITLES.put(DBOS, "10. Peer: DBOS Transact for Java on the same machine and database");
-        TITLES.put(CPU_PER_JOB, "11. CPU per finished job, by component");
-        TITLES.put(MEMORY, "12. Memory of each process");
-        TITLES.put(LEDGER_SCALE, "13. A ledger at scale: submissions and the usage query on a small and a large ledger");
+        TITLES.put(SCALING, "10. Scaling curve: 1, 2 and 4 workers with 1 and 2 reconcilers, AI-length calls");
+        TITLES.put(DBOS, "11. Peer: DBOS Transact for Java on the same machine and database");
+        TITLES.put(CPU_PER_JOB, "12. CPU per finished job, by component");
+        TITLES.put(MEMORY, "13. Memory of each process");
+        TITLES.put(LEDGER_SCALE, "14. A ledger at scale: submissions and the usage query on a small and a large ledger");
     }
 
     private Phases() {

@@ -124,8 +124,7 @@ public final class KafkaAcls {
     /** One binding per line, as {@code kafka-acls.sh --list} would read them, for docs and the CLI. */
     public static String describe(AclBinding binding) {
         ResourcePattern pattern = binding.pattern();
-        return "User:" + binding.entry().principal().substring("User:".length()) + " "
-                + binding.entry().operation() + " " + pattern.resourceType() + " " + pattern.name()
+        return binding.entry().principal() + " " + binding.entry().operation() + " " + pattern.resourceType() + " " + pattern.name()
                 + (pattern.patternType() == PatternType.PREFIXED ? "*" : "");
     }
 

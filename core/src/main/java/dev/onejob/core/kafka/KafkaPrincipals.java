@@ -72,7 +72,8 @@ public final class KafkaPrincipals {
         this.services = services;
         this.analysts = List.copyOf(analysts);
         Map<String, Set<String>> copy = new LinkedHashMap<>();
-        producers.forEach((name, owners) -> copy.put(name, Set.copyOf(owners)));
+        producers.forEach((name, owners) -> copy.put(name,
+                java.util.Collections.unmodifiableSet(new LinkedHashSet<>(owners))));
         this.producers = java.util.Collections.unmodifiableMap(copy);
     }
 

@@ -19,8 +19,8 @@ import java.util.List;
  * @param scaleStepSeconds each of that phase's two submission runs
  * @param usageQueries usage queries that phase times on each ledger
  * @param scalingWarmupRequests unrecorded jobs after each change of the scaling phase (its rebalance)
- * @param scalingRequests jobs each configuration of the scaling phase measures
- * @param scalingConcurrency its clients, each waiting for its job's result
+ * @param scalingRate the scaling phase's offered rate (requests/s, open loop), above what the pipeline finishes
+ * @param scalingSeconds how long each configuration is offered that rate
  */
 public record BenchSettings(boolean quick, Path root, Path outputDir,
                             int pgbenchSeconds, int casPoolPerRun,
@@ -34,7 +34,7 @@ public record BenchSettings(boolean quick, Path root, Path outputDir,
                             List<Double> slowRates, double slowStepSeconds, int slowBacklog,
                             double overloadSeconds, int stalledConnections, double stallStepSeconds,
                             long scaleJobs, double scaleStepSeconds, int usageQueries,
-                            int scalingWarmupRequests, int scalingRequests, int scalingConcurrency) {
+                            int scalingWarmupRequests, double scalingRate, double scalingSeconds) {
 
     public static BenchSettings full(Path root, Path outputDir) {
         return new BenchSettings(false, root, outputDir, 10, 150_000, 300_000, 1_000, 30_000,
@@ -45,7 +45,7 @@ public record BenchSettings(boolean quick, Path root, Path outputDir,
                 List.of(50.0, 100.0, 200.0), 15, 4_000,
                 30, 1_000, 20,
                 10_000_000, 20, 200,
-                200, 2_000, 256);
+                200, 400, 20);
     }
 
     public static BenchSettings quick(Path root, Path outputDir) {
@@ -57,7 +57,7 @@ public record BenchSettings(boolean quick, Path root, Path outputDir,
                 List.of(20.0), 2, 100,
                 3, 100, 3,
                 50_000, 2, 20,
-                10, 30, 16);
+                10, 20, 2);
     }
 
     public String mode() {

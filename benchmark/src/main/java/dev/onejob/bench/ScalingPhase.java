@@ -10,10 +10,12 @@ import java.util.Map;
 /**
  * Phase 10, the scaling curve: end-to-end jobs/s on the {@code slow} provider (lognormal, median 1 s, p99 8 s) with
  * 1, 2 and 4 attempt workers and 1 and 2 result reconcilers, each its own process in its group. Each configuration
- * runs a closed loop of {@code scalingConcurrency} clients, each waiting for its job's result before its next
- * request: enough calls in flight that the provider's latency is not what limits the rate, so the pipeline's
- * capacity shows. A short unrecorded warm-up after each change absorbs the consumer groups' rebalance. Beside each
- * rate: the machine's CPU (of its 2 cores) and PostgreSQL's share, so where the curve flattens says what binds.
+ * is offered {@code scalingRate} requests/s in open loop, above what the pipeline finishes, and measured by the
+ * results per second in the second half of the run, once the pipeline is full: its capacity. (A closed loop of
+ * clients each waiting for its result measured the clients instead: at the provider's seconds-long answers, 256 of
+ * them cannot offer more than about 80 jobs/s.) A short unrecorded warm-up after each change absorbs the consumer
+ * groups' rebalance. Beside each rate: the machine's CPU (of its 2 cores) and PostgreSQL's, so where the curve
+ * flattens says what binds.
  */
 final class ScalingPhase {
     /** (workers, reconcilers), in an order that starts or stops one process between neighbours. */
@@ -54,24 +56,25 @@ final class ScalingPhase {
                 .awaitingKafka(context.kafka().bootstrapServers(), Services.HANG_MARKER)
                 .onProviders(BenchFiles.SLOW, List.of())
                 .closedForRequests("warmup", 32, settings.scalingWarmupRequests(), false)
-                .closedAwaitingEach("burst", settings.scalingConcurrency(), settings.scalingRequests());
+                .openAtRate("offered", settings.scalingRate(), settings.scalingSeconds());
         ResourceMonitor monitor = context.monitor();
         ResourceMonitor.Window window = monitor.begin(Phases.SCALING + "/" + prefix);
         Map<String, JsonNode> steps = plan.run(context, "loadgen-" + prefix);
         ResourceMonitor.CpuUsage cpu = monitor.cpu(window);
         context.expectedJobs().put(prefix, LoadPlan.acceptedJobs(steps));
-        JsonNode e2e = steps.get("burst").path("end_to_end");
+        JsonNode e2e = steps.get("offered").path("end_to_end");
         if (e2e.path("missing").asLong() > 0) {
             results.notMeasured(Phases.SCALING, "jobs/s, " + label, "jobs/s", e2e.path("missing").asLong()
                     + " jobs had no result within the time limit");
             return;
         }
-        double jobsPerSecond = e2e.path("jobs_per_second").asDouble();
+        double jobsPerSecond = e2e.path("results_per_second_second_half").asDouble();
         double machine = cpu.cpuSeconds().values().stream().mapToDouble(Double::doubleValue).sum();
         double postgres = cpu.cpuSeconds().getOrDefault(ResourceMonitor.POSTGRES, 0.0);
         double cores = Runtime.getRuntime().availableProcessors();
-        results.add(Phases.SCALING, "jobs/s, " + label, jobsPerSecond, "jobs/s", settings.scalingConcurrency()
-                + " clients each waiting for its job's result; " + e2e.path("completed").asLong() + " jobs; p50 "
+        results.add(Phases.SCALING, "jobs/s, " + label, jobsPerSecond, "jobs/s", String.format("results per second"
+                + " in the second half of %.0f s at %.0f requests/s offered; ", settings.scalingSeconds(),
+                settings.scalingRate()) + e2e.path("completed").asLong() + " jobs, all finished; p50 "
                 + Math.round(e2e.path("latency").path("p50_ms").asDouble()) + " ms, p99 "
                 + Math.round(e2e.path("latency").path("p99_ms").asDouble()) + " ms; machine CPU "
                 + Math.round(100 * machine / (cpu.wallSeconds() * cores)) + "% of " + (int) cores + " cores, "

@@ -69,7 +69,8 @@ public record ChaosSettings(long seed, String mode, Duration load, double intent
 
     /**
      * How long the one broker outage keeps Kafka down: in the full mode past the producers' 120 s delivery timeout
-     * (so sends fail in their producers, not only wait); none in the quick mode, whose load is shorter than that.
+     * (so sends fail in their producers, not only wait); none in the quick mode, whose load is shorter than that, and
+     * none on the cluster, whose broker faults are a leader killed and a rolling restart.
      */
     public Duration brokerOutage() {
         return "full".equals(mode) && brokers == 1 ? Duration.ofSeconds(130) : Duration.ZERO;

@@ -26,6 +26,34 @@ public final class ConfigFiles {
     private ConfigFiles() {
     }
 
+    /**
+     * A configuration file made of named top-level sections: its root mapping, or empty when the file is absent or
+     * empty (the caller's defaults hold); a root that is not a mapping, or a section not in {@code sections}, fails
+     * naming the file and what was expected.
+     */
+    public static java.util.Optional<JsonNode> sections(Path file, java.util.List<String> sections) {
+        if (!java.nio.file.Files.exists(file)) {
+            return java.util.Optional.empty();
+        }
+        JsonNode root = read(file);
+        if (root == null || root.isNull()) {
+            return java.util.Optional.empty();
+        }
+        String all = String.join(", ", sections.subList(0, sections.size() - 1));
+        String last = sections.get(sections.size() - 1);
+        if (!root.isObject()) {
+            throw new ConfigException(file + ": expected a mapping with " + all + " and " + last);
+        }
+        for (java.util.Iterator<String> names = root.fieldNames(); names.hasNext(); ) {
+            String name = names.next();
+            if (!sections.contains(name)) {
+                throw new ConfigException(file + ": '" + name + "' is not a section; expected " + all + " or "
+                        + last);
+            }
+        }
+        return java.util.Optional.of(root);
+    }
+
     public static JsonNode read(Path file) {
         if (!Files.isRegularFile(file)) {
             throw new ConfigException(file + ": file not found");

@@ -3,7 +3,6 @@ package dev.onejob.core.config;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.billing.OwnerLimits;
 import java.math.BigDecimal;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -64,22 +63,11 @@ public final class OwnerPolicies {
     }
 
     public static OwnerPolicies load(Path file) {
-        if (!Files.exists(file)) {
+        java.util.Optional<JsonNode> sections = ConfigFiles.sections(file, java.util.List.of("defaults", "owners"));
+        if (sections.isEmpty()) {
             return NONE;
         }
-        JsonNode root = ConfigFiles.read(file);
-        if (root == null || root.isNull()) {
-            return NONE;
-        }
-        if (!root.isObject()) {
-            throw new ConfigException(file + ": expected a mapping with 'defaults' and 'owners'");
-        }
-        for (Iterator<String> names = root.fieldNames(); names.hasNext(); ) {
-            String name = names.next();
-            if (!name.equals("defaults") && !name.equals("owners")) {
-                throw new ConfigException(file + ": '" + name + "' is not a section; expected defaults or owners");
-            }
-        }
+        JsonNode root = sections.get();
         Policy defaults = policy(file, root.get("defaults"), "defaults", NONE.defaults);
         Map<String, Policy> owners = new HashMap<>();
         JsonNode list = root.get("owners");

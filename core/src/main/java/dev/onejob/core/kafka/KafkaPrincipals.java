@@ -3,7 +3,6 @@ package dev.onejob.core.kafka;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.config.ConfigException;
 import dev.onejob.core.config.ConfigFiles;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -78,23 +77,12 @@ public final class KafkaPrincipals {
     }
 
     public static KafkaPrincipals load(Path file) {
-        if (!Files.exists(file)) {
+        java.util.Optional<JsonNode> sections = ConfigFiles.sections(file,
+                List.of("owner_from", "services", "analysts", "producers"));
+        if (sections.isEmpty()) {
             return NONE;
         }
-        JsonNode root = ConfigFiles.read(file);
-        if (root == null || root.isNull()) {
-            return NONE;
-        }
-        if (!root.isObject()) {
-            throw new ConfigException(file + ": expected a mapping with owner_from, services, analysts and producers");
-        }
-        for (Iterator<String> names = root.fieldNames(); names.hasNext(); ) {
-            String name = names.next();
-            if (!Set.of("owner_from", "services", "analysts", "producers").contains(name)) {
-                throw new ConfigException(file + ": '" + name + "' is not a section; expected owner_from, services,"
-                        + " analysts or producers");
-            }
-        }
+        JsonNode root = sections.get();
         OwnerFrom ownerFrom = OwnerFrom.RECORD;
         if (root.hasNonNull("owner_from")) {
             String text = root.get("owner_from").asText("");

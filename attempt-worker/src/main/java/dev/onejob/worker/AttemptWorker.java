@@ -399,7 +399,11 @@ public final class AttemptWorker implements Loops.Loop {
         inFlight.incrementAndGet();
         startedCount.incrementAndGet();
         metrics.started(provider.id());
-        ProviderCall call = client.call(provider, contract, command.variables(), command.attemptId());
+        // A passthrough job may have a drop-in caller streaming it: its call is streamed, the pieces published.
+        ProviderCall call = contract.passthrough()
+                ? client.call(provider, contract, command.variables(), command.attemptId(),
+                        completions.chunkSink(command))
+                : client.call(provider, contract, command.variables(), command.attemptId());
         call.atSoftDeadline().whenComplete((outcome, error) -> {
             CallOutcome first = error == null ? outcome
                     : new CallOutcome.Unknown("the call failed inside the worker: " + error, Duration.ZERO);

@@ -49,6 +49,19 @@ final class Completions implements AutoCloseable {
         return t;
     });
 
+    /**
+     * Pieces of streamed answers are sent from one thread, in order, never from the HTTP client's threads (a send
+     * can block while the broker is away). A piece that finds the queue full is dropped: the streams following that
+     * attempt see the gap and fall back on the stored result.
+     */
+    private final java.util.concurrent.ThreadPoolExecutor chunkSender = new java.util.concurrent.ThreadPoolExecutor(
+            1, 1, 0, TimeUnit.MILLISECONDS, new java.util.concurrent.ArrayBlockingQueue<>(MAX_QUEUED_CHUNKS), r -> {
+                Thread t = new Thread(r, "chunk-publisher");
+                t.setDaemon(true);
+                return t;
+            }, new java.util.concurrent.ThreadPoolExecutor.DiscardPolicy());
+    static final int MAX_QUEUED_CHUNKS = 10_000;
+
     private final WorkerMetrics metrics;
     private final Duration firstBackoff;
     private volatile boolean closed;
@@ -75,6 +88,51 @@ final class Completions implements AutoCloseable {
                 publish(completion);
             }
         }, publisher);
+    }
+
+    /**
+     * Where a streamed call of {@code command}'s attempt sends its pieces: to {@code attempt-chunks}, numbered from 0,
+     * the last one marked. Fire and forget: a piece is a live view, and losing one only makes the streams following
+     * the job wait for the stored result.
+     */
+    dev.onejob.providers.ChunkSink chunkSink(AttemptCommand command) {
+        java.util.concurrent.atomic.AtomicInteger seq = new java.util.concurrent.atomic.AtomicInteger();
+        return new dev.onejob.providers.ChunkSink() {
+            @Override
+            public void piece(String text) {
+                send(new dev.onejob.core.events.AttemptChunk(command.jobId(), command.attemptId(),
+                        seq.getAndIncrement(), text, false));
+            }
+
+            @Override
+            public void end() {
+                send(new dev.onejob.core.events.AttemptChunk(command.jobId(), command.attemptId(),
+                        seq.getAndIncrement(), "", true));
+            }
+        };
+    }
+
+    private void send(dev.onejob.core.events.AttemptChunk chunk) {
+        if (closed) {
+            return;
+        }
+        chunkSender.execute(() -> {
+            ProducerRecord<String, byte[]> record = new ProducerRecord<>(Topics.ATTEMPT_CHUNKS.name(),
+                    chunk.jobId().toString(), Json.write(chunk.toJson()).getBytes(StandardCharsets.UTF_8));
+            record.headers().add(Headers.SCHEMA_VERSION,
+                    Integer.toString(dev.onejob.core.events.AttemptChunk.VERSION).getBytes(StandardCharsets.UTF_8));
+            try {
+                producer.send(record, (metadata, error) -> {
+                    if (error != null) {
+                        log.debug("event=chunk_not_published job={} attempt={} error={}", chunk.jobId(),
+                                chunk.attemptId(), error.toString());
+                    }
+                });
+            } catch (RuntimeException e) {
+                log.debug("event=chunk_not_published job={} attempt={} error={}", chunk.jobId(), chunk.attemptId(),
+                        e.toString());
+            }
+        });
     }
 
     /** The completion of {@code outcome}, made storable first ({@link AnswerGuard}). */
@@ -192,6 +250,7 @@ final class Completions implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        chunkSender.shutdownNow();
         publisher.shutdownNow();
         try {
             publisher.awaitTermination(10, TimeUnit.SECONDS);

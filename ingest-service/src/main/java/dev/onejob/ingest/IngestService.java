@@ -21,7 +21,7 @@ import dev.onejob.ingest.http.AttemptBacklog;
 import dev.onejob.core.ledger.BillingStore;
 import dev.onejob.core.ledger.LedgerQueries;
 import dev.onejob.ingest.kafka.JobRequestConsumer;
-import dev.onejob.ingest.kafka.JobResultsSubscription;
+import dev.onejob.ingest.kafka.TopicTail;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -49,8 +49,9 @@ public final class IngestService implements ServiceMain.Service {
     private final IngestMetrics metrics = new IngestMetrics();
     private final Loops loops;
     private ApiServer api;
-    private JobResultsSubscription results;
-    private Thread resultsThread;
+    /** The live subscriptions to job-results and attempt-chunks, each on its own thread. */
+    private final java.util.List<TopicTail> tails = new java.util.ArrayList<>();
+    private final java.util.List<Thread> tailThreads = new java.util.ArrayList<>();
     private ProviderClients clients;
     private Admin admin;
 
@@ -111,22 +112,31 @@ public final class IngestService implements ServiceMain.Service {
         // Positioned at the end of job-results before the API opens: a result published after any wait begins is
         // one the subscription reads. If Kafka is away now, it keeps trying; waits fall back on their rechecks.
         ApiServer waiting = api;
-        results = new JobResultsSubscription(new KafkaConsumer<>(resultsConsumer(kafka),
-                new StringDeserializer(), new ByteArrayDeserializer()), waiting::jobsFinished);
-        results.assign();
-        resultsThread = new Thread(results, "job-results-subscription");
-        resultsThread.setDaemon(true);
-        resultsThread.start();
+        tail(TopicTail.jobResults(new KafkaConsumer<>(tailConsumer(kafka, "job-results"),
+                new StringDeserializer(), new ByteArrayDeserializer()), waiting::jobsFinished), "job-results-tail");
+        // The same for the pieces of streamed answers the drop-in streams relay.
+        tail(TopicTail.attemptChunks(new KafkaConsumer<>(tailConsumer(kafka, "attempt-chunks"),
+                new StringDeserializer(), new ByteArrayDeserializer()), waiting.chunks()::deliver),
+                "attempt-chunks-tail");
         api.start();
         log.info("event=started service=ingest-service http={}://{}:{} kafka={} group={} relay={} contracts={} "
                         + "providers={}", config.http().tls() == null ? "http" : "https", config.http().host(), api.port(), kafka.bootstrapServers(),
                 JobRequestConsumer.GROUP_ID, config.relay(), contracts.all().size(), providers.all().size());
     }
 
+    private void tail(TopicTail tail, String name) {
+        tail.assign();
+        Thread thread = new Thread(tail, name);
+        thread.setDaemon(true);
+        thread.start();
+        tails.add(tail);
+        tailThreads.add(thread);
+    }
+
     /** No group: every instance reads every partition, and commits nothing. */
-    private Map<String, Object> resultsConsumer(KafkaConfig kafka) {
+    private Map<String, Object> tailConsumer(KafkaConfig kafka, String topic) {
         Map<String, Object> props = new java.util.HashMap<>(kafka.consumer("unused", config.instanceId()
-                + "-job-results"));
+                + "-" + topic));
         props.remove(org.apache.kafka.clients.consumer.ConsumerConfig.GROUP_ID_CONFIG);
         props.put(org.apache.kafka.clients.consumer.ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
         return props;
@@ -158,10 +168,10 @@ public final class IngestService implements ServiceMain.Service {
 
     @Override
     public void close() {
-        if (results != null) {
-            results.close();
+        tails.forEach(TopicTail::close);
+        for (Thread thread : tailThreads) {
             try {
-                resultsThread.join(5000);
+                thread.join(5000);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

@@ -80,6 +80,10 @@ final class ApiFuzzer {
         List<RawHttp.Header> headers = new ArrayList<>(credentials.headers());
         String key = idempotencyKey(operation, headers, number, notes);
         headers.addAll(otherHeaders(notes));
+        if (WAITS_BY_DEFAULT.contains(operation.path())) {
+            // A drop-in call waits for its job (60 s by default), and no worker runs here: ask for no wait.
+            headers.add(new RawHttp.Header("Prefer", "wait=0"));
+        }
         byte[] body = bodies.body(operation, notes);
         if (operation.name().equals("POST /v1/certifications") && credentials.caller() != null
                 && credentials.caller().operate()) {
@@ -125,6 +129,10 @@ final class ApiFuzzer {
     /** The console's files, one that does not exist, and the empty name (index.html). */
     private static final List<String> CONSOLE_FILES = List.of("index.html", "console.js", "console.css",
             "no-such-file.js", "");
+
+    /** The operations whose answer waits for the job unless told otherwise. */
+    private static final java.util.Set<String> WAITS_BY_DEFAULT = java.util.Set.of("/v1/chat/completions",
+            "/v1/messages");
 
     private static final int PASSES = 0;
     private static final int TOO_LARGE = -1;

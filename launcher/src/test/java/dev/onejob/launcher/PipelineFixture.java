@@ -39,6 +39,10 @@ final class PipelineFixture implements AutoCloseable {
                   - {id: backup, protocol: anthropic-messages, base_url: '${SIM_BACKUP_URL}', model: claude-test,
                      api_key_env: BACKUP_API_KEY, soft_timeout: 5s, hard_timeout: 15s,
                      prices: {input: 3.00, output: 15.00}}
+                aliases:
+                  fast: [primary, backup]
+                  careful: [backup, primary]
+                  primary-only: [primary]
                 """);
         TestDatabase db = TestDatabase.shared();
         Map<String, String> env = new HashMap<>();
@@ -56,6 +60,20 @@ final class PipelineFixture implements AutoCloseable {
         env.put("SWEEP_INTERVAL", "200ms");
         stack.start(env);
         tokens = stack.devTokens();
+    }
+
+    /** The ingest service's base URL, as an SDK is pointed at it. */
+    String baseUrl() {
+        return "http://127.0.0.1:" + stack.httpPort();
+    }
+
+    /** How many requests the ingest service answered on {@code route} with {@code status}, from its metrics. */
+    double requests(String route, int status) {
+        String prefix = "onejob_http_requests_seconds_count{";
+        return send("GET", "/metrics", "alice", Map.of(), null).body().lines()
+                .filter(line -> line.startsWith(prefix) && line.contains("route=\"" + route + "\"")
+                        && line.contains("status=\"" + status + "\""))
+                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();
     }
 
     ProviderSimulator simulator(String name) {

@@ -11,7 +11,8 @@ import java.util.function.Function;
  *
  * <p>Consumes the request, the effective behaviour and the answer function (the schema-driven
  * {@link AnswerGenerator} unless a test supplied its own); produces the model's output, damaged the way
- * the behaviour says. Owns nothing. Transport behaviours (hang, status, reset) never reach it.
+ * the behaviour says. Owns nothing. Transport behaviours (hang, status, reset) never reach it; the others
+ * ({@code answer}, {@code lognormal}, {@code fail_mid_stream}) get the plain answer.
  */
 final class AnswerShaper {
 

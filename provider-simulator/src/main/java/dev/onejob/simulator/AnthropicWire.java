@@ -4,17 +4,26 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.Headers;
+import java.util.List;
 
 /**
  * The Anthropic Messages wire protocol: {@code POST /v1/messages} and {@code POST /v1/messages/count_tokens}
  * (one instance per endpoint).
  *
- * <p>Consumes {@code x-api-key}, the required {@code anthropic-version} header and bodies with
- * {@code model}, {@code system}, {@code messages}, {@code max_tokens} (messages only), {@code tools} and
- * {@code tool_choice}; produces {@code message} objects whose content is one {@code tool_use} block (or a
- * {@code text} block when the request has no tool or the model "ignored" it), {@code {"input_tokens":N}}
- * for counting, and errors shaped {@code {"type":"error","error":{"type","message"}}}. Owns nothing but
- * the expected API key.
+ * <p>Consumes {@code x-api-key} (or {@code Authorization: Bearer KEY}), the required {@code anthropic-version}
+ * header and bodies with {@code model}, {@code system}, {@code messages}, {@code max_tokens} (messages only),
+ * {@code tools}, {@code tool_choice}, {@code output_config} and {@code stream} (a boolean; messages only). The
+ * answer's schema is the {@code input_schema} of the tool {@code tool_choice} forces
+ * ({@code {"type":"tool","name":...}}, or {@code {"type":"any"}}: the first tool); else the
+ * {@code output_config.format} schema (structured output, {@code {"type":"json_schema","schema":{...}}}); else the
+ * first tool's; else none.
+ *
+ * <p>Produces {@code message} objects whose content is one {@code tool_use} block when a tool was chosen, else one
+ * {@code text} block (the JSON text for structured output, or when the model "ignored" the format), with
+ * {@code usage} {@code input_tokens}, {@code output_tokens} and the (zero) {@code cache_creation_input_tokens} and
+ * {@code cache_read_input_tokens}; for {@code "stream": true} the same answer as named events
+ * ({@link AnthropicMessageStream}); {@code {"input_tokens":N}} for counting; and errors shaped
+ * {@code {"type":"error","error":{"type","message"}}}, never streamed. Owns nothing but the expected API key.
  */
 final class AnthropicWire implements Wire {
 
@@ -50,6 +59,11 @@ final class AnthropicWire implements Wire {
     }
 
     @Override
+    public boolean streams(SimRequest request) {
+        return protocol == Protocol.ANTHROPIC_MESSAGES && request.streamed();
+    }
+
+    @Override
     public SimRequest read(Headers headers, JsonNode body, String idempotencyKey, String bodySha256)
             throws WireRejection {
         checkHeaders(headers);
@@ -73,7 +87,13 @@ final class AnthropicWire implements Wire {
             prompt.addMessage(Json.text(messages.get(i), "role"),
                     Prompt.contentText(messages.get(i).get("content"), "messages." + i + ".content"));
         }
+        Wire.checkStreamFlag(body);
         JsonNode tool = chosenTool(body);
+        JsonNode formatSchema = outputFormatSchema(body);
+        if (formatSchema != null && (tool == null || !toolForced(body))) {
+            return new SimRequest(protocol, model, idempotencyKey, prompt.systemText(), prompt.userText(),
+                    prompt.promptText(), formatSchema, null, body, bodySha256);
+        }
         return new SimRequest(protocol, model, idempotencyKey, prompt.systemText(), prompt.userText(),
                 prompt.promptText(), tool == null ? null : tool.get("input_schema"),
                 tool == null ? null : Json.text(tool, "name"), body, bodySha256);
@@ -104,8 +124,15 @@ final class AnthropicWire implements Wire {
         message.putNull("stop_sequence");
         ObjectNode usage = message.putObject("usage");
         usage.put("input_tokens", inputTokens);
+        usage.put("cache_creation_input_tokens", 0);
+        usage.put("cache_read_input_tokens", 0);
         usage.put("output_tokens", Math.max(1, TokenCounter.approximate(completion.text())));
         return message;
+    }
+
+    @Override
+    public List<SseEvent> events(SimRequest request, JsonNode success) {
+        return AnthropicMessageStream.events(success);
     }
 
     /** Anthropic reports cache reads apart from {@code input_tokens}; they are input tokens all the same. */
@@ -126,13 +153,41 @@ final class AnthropicWire implements Wire {
         return error;
     }
 
+    /** The key comes in {@code x-api-key}, or as {@code Authorization: Bearer KEY}, which anthropic-java 3.x sends. */
     private void checkHeaders(Headers headers) throws WireRejection {
-        if (expectedApiKey != null && !Wire.keyMatches(expectedApiKey, headers.getFirst("x-api-key"))) {
+        String presented = headers.getFirst("x-api-key");
+        String authorization = headers.getFirst("Authorization");
+        if (presented == null && authorization != null && authorization.startsWith("Bearer ")) {
+            presented = authorization.substring("Bearer ".length());
+        }
+        if (expectedApiKey != null && !Wire.keyMatches(expectedApiKey, presented)) {
             throw new WireRejection(401, "invalid x-api-key");
         }
         if (headers.getFirst("anthropic-version") == null) {
             throw Wire.badRequest("anthropic-version: header is required");
         }
+    }
+
+    /** The {@code output_config.format} JSON Schema (structured output), or {@code null} when the request has none. */
+    private static JsonNode outputFormatSchema(JsonNode body) throws WireRejection {
+        JsonNode format = body.path("output_config").get("format");
+        if (format == null || format.isNull()) {
+            return null;
+        }
+        if (!"json_schema".equals(Json.text(format, "type"))) {
+            throw Wire.badRequest("output_config.format.type: Input should be 'json_schema'");
+        }
+        JsonNode schema = format.get("schema");
+        if (schema == null || !schema.isObject()) {
+            throw Wire.badRequest("output_config.format.schema: Field required");
+        }
+        return schema;
+    }
+
+    /** Whether {@code tool_choice} makes the model call a tool: {@code {"type":"tool"}} or {@code {"type":"any"}}. */
+    private static boolean toolForced(JsonNode body) {
+        String type = Json.text(body.path("tool_choice"), "type");
+        return "tool".equals(type) || "any".equals(type);
     }
 
     /** The tool named by {@code tool_choice} {"type":"tool"}, else the first tool; none for "none" or no tools. */

@@ -167,6 +167,31 @@ public sealed interface Behaviour {
         }
     }
 
+    /**
+     * A full success whose connection is dropped part-way through the answer, as when a provider's front end dies
+     * mid-answer. A streamed answer stops after {@code afterEvents} events ({@code null} = half of them, rounded down),
+     * never reaching its last event ({@code [DONE]} / {@code message_stop}) nor the end of the chunked body; a
+     * non-streamed one stops after half its body's bytes (fewer than its {@code Content-Length}). Billed like the full
+     * answer: the provider generated it all.
+     */
+    record FailMidStream(Integer afterEvents) implements Behaviour {
+        public FailMidStream {
+            if (afterEvents != null) {
+                requireNotNegative(afterEvents, "after_events");
+            }
+        }
+
+        @Override
+        public String kind() {
+            return "fail_mid_stream";
+        }
+
+        /** How many of a stream's {@code total} events are sent before the cut: always fewer than all. */
+        int eventsBeforeCut(int total) {
+            return Math.max(0, Math.min(afterEvents == null ? total / 2 : afterEvents, total - 1));
+        }
+    }
+
     /** Reads the request, then closes the connection without any response. */
     record Reset() implements Behaviour {
         @Override
@@ -225,6 +250,14 @@ public sealed interface Behaviour {
 
     static Behaviour poisonAnswer(String flavour) {
         return new PoisonAnswer(flavour, 2 * 1024 * 1024);
+    }
+
+    static Behaviour failMidStream() {
+        return new FailMidStream(null);
+    }
+
+    static Behaviour failMidStream(int afterEvents) {
+        return new FailMidStream(afterEvents);
     }
 
     static Behaviour reset() {

@@ -41,6 +41,7 @@ public final class BehaviourJson {
             case "ignore_format" -> new Behaviour.IgnoreFormat();
             case "mangle_non_ascii" -> new Behaviour.MangleNonAscii();
             case "reset" -> new Behaviour.Reset();
+            case "fail_mid_stream" -> new Behaviour.FailMidStream(optionalInt(spec, "after_events"));
             case "poison_answer" -> new Behaviour.PoisonAnswer(optionalText(spec, "flavour", "nul"),
                     optionalLong(spec, "size_bytes", 2L * 1024 * 1024).intValue());
             default -> throw new IllegalArgumentException("unknown behaviour kind '" + kind + "'");
@@ -70,6 +71,8 @@ public final class BehaviourJson {
         } else if (behaviour instanceof Behaviour.PoisonAnswer poison) {
             spec.put("flavour", poison.flavour());
             spec.put("size_bytes", poison.sizeBytes());
+        } else if (behaviour instanceof Behaviour.FailMidStream cut) {
+            spec.put("after_events", cut.afterEvents());
         } else if (behaviour instanceof Behaviour.DropField drop) {
             spec.put("field", drop.field());
             spec.put("every_nth", drop.everyNth());
@@ -99,6 +102,7 @@ public final class BehaviourJson {
             case "invent_key" -> Set.of("kind", "one_shot", "key");
             case "drop_field" -> Set.of("kind", "one_shot", "field", "every_nth");
             case "poison_answer" -> Set.of("kind", "one_shot", "flavour", "size_bytes");
+            case "fail_mid_stream" -> Set.of("kind", "one_shot", "after_events");
             default -> Set.of("kind", "one_shot");
         };
     }

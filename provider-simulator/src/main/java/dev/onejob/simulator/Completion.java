@@ -6,8 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
  * What the simulated model "said", before it is put into a protocol's success envelope.
  *
  * <p>Produced by {@link AnswerShaper}; consumed by the wire writers: a {@link Structured} answer becomes
- * OpenAI message content (as JSON text) or an Anthropic {@code tool_use} input; a {@link Text} becomes
- * OpenAI content verbatim or an Anthropic {@code text} block.
+ * OpenAI message content (as JSON text), an Anthropic {@code tool_use} input, or (Anthropic structured output,
+ * no tool) a {@code text} block holding the JSON text; a {@link Text} becomes OpenAI content verbatim or an
+ * Anthropic {@code text} block. A streamed answer carries the same text, in pieces.
  */
 sealed interface Completion {
 

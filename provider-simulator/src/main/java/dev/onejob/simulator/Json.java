@@ -55,6 +55,11 @@ final class Json {
      * Such a char can only be inside a string, where the escape means it.
      */
     static byte[] bytes(JsonNode node) {
+        return wireText(node).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The compact JSON text, every unpaired surrogate written as its {@code \\uXXXX} escape (see {@link #bytes}). */
+    static String wireText(JsonNode node) {
         String text = write(node);
         StringBuilder out = null;
         for (int i = 0; i < text.length(); i++) {
@@ -75,7 +80,7 @@ final class Json {
                 out.append(c);
             }
         }
-        return (out == null ? text : out.toString()).getBytes(StandardCharsets.UTF_8);
+        return out == null ? text : out.toString();
     }
 
     static String sha256Hex(byte[] bytes) {

@@ -4,14 +4,20 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.Headers;
 import java.time.Clock;
+import java.util.List;
 
 /**
  * The OpenAI Chat Completions wire protocol ({@code POST /v1/chat/completions}).
  *
- * <p>Consumes {@code Authorization: Bearer} and bodies with {@code model}, {@code messages} and an optional
- * {@code response_format} of type {@code json_schema}; produces {@code chat.completion} objects whose
- * message content is the answer as JSON text, and errors shaped
- * {@code {"error":{"message","type","param","code"}}}. Owns nothing but the expected API key.
+ * <p>Consumes {@code Authorization: Bearer} and bodies with {@code model}, {@code messages}, an optional
+ * {@code response_format} of type {@code json_schema} and optional {@code stream} (a boolean) and
+ * {@code stream_options.include_usage} (only with {@code "stream": true}, as the real API insists); produces
+ * {@code chat.completion} objects whose message content is the answer as JSON text and whose {@code usage} has
+ * {@code prompt_tokens}, {@code completion_tokens}, {@code total_tokens} and the (zero) details
+ * {@code prompt_tokens_details.cached_tokens} and {@code completion_tokens_details.reasoning_tokens}; for
+ * {@code "stream": true} the same answer as {@code chat.completion.chunk} events ({@link OpenAiChatStream}); and
+ * errors shaped {@code {"error":{"message","type","param","code"}}}, never streamed. Owns nothing but the expected
+ * API key.
  */
 final class OpenAiChatWire implements Wire {
 
@@ -44,6 +50,11 @@ final class OpenAiChatWire implements Wire {
         JsonNode messages = body.get("messages");
         if (messages == null || !messages.isArray() || messages.isEmpty()) {
             throw Wire.badRequest("'messages' must be a non-empty array");
+        }
+        Wire.checkStreamFlag(body);
+        JsonNode streamOptions = body.get("stream_options");
+        if (streamOptions != null && !streamOptions.isNull() && !body.path("stream").asBoolean(false)) {
+            throw Wire.badRequest("The 'stream_options' parameter is only allowed when 'stream' is enabled.");
         }
         Prompt prompt = new Prompt();
         for (int i = 0; i < messages.size(); i++) {
@@ -79,7 +90,15 @@ final class OpenAiChatWire implements Wire {
         usage.put("prompt_tokens", inputTokens);
         usage.put("completion_tokens", outputTokens);
         usage.put("total_tokens", inputTokens + outputTokens);
+        usage.putObject("prompt_tokens_details").put("cached_tokens", 0).put("audio_tokens", 0);
+        usage.putObject("completion_tokens_details").put("reasoning_tokens", 0).put("audio_tokens", 0)
+                .put("accepted_prediction_tokens", 0).put("rejected_prediction_tokens", 0);
         return answer;
+    }
+
+    @Override
+    public List<SseEvent> events(SimRequest request, JsonNode success) {
+        return OpenAiChatStream.events(request, success);
     }
 
     @Override

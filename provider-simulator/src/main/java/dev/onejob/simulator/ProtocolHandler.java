@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import java.io.IOException;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -13,12 +14,21 @@ import org.slf4j.LoggerFactory;
 /**
  * Serves one protocol endpoint: reads the request, records it in the ledger, then applies the behaviour.
  *
- * <p>Consumes HTTP exchanges on its {@link Wire}'s path; produces protocol-shaped answers, errors, delays,
- * hangs and dropped connections; writes one ledger entry per request before the behaviour is applied
- * and reports the answered status to it afterwards, with the charge when the answer is billed (a 2xx with a
- * {@code usage} block, priced at its model's {@link Price}). Owns no state: rules, ledger, shaper, token
- * counter and prices belong to the {@link ProviderSimulator}; {@code closed} is released when the simulator
- * closes, which ends every delay and hang.
+ * <p>Consumes HTTP exchanges on its {@link Wire}'s path; produces protocol-shaped answers (one JSON body, or for a
+ * streamed request the same answer as server-sent events, see {@link EventStream}), errors, delays, hangs and
+ * dropped connections; writes one ledger entry per request before the behaviour is applied and reports the
+ * answered status to it afterwards, with the charge when the answer is billed (a 2xx with a {@code usage} block,
+ * priced at its model's {@link Price}). Owns no state: rules, ledger, shaper, token counter and prices belong to
+ * the {@link ProviderSimulator}; {@code closed} is released when the simulator closes, which ends every delay and
+ * hang.
+ *
+ * <p>Behaviours act on a streamed request as on any other: errors ({@code status}) are the protocol's JSON error,
+ * never a stream; {@code reset} closes before any byte; every delay ({@code answer}'s, {@code lognormal}'s,
+ * {@code hang}'s) is spent before the status line, after which the events follow without pause; content behaviours
+ * shape the answer the events are made from. The ledger entry and charge of a streamed answer are those of the
+ * non-streamed one, set before the first byte. {@code fail_mid_stream} sends part of the answer (some events, or
+ * half the JSON bytes) and then drops the connection by throwing out of {@link #handle}: the JDK server then closes
+ * the socket without ending the response, so the client sees the body stop short.
  */
 final class ProtocolHandler implements HttpHandler {
 
@@ -51,15 +61,24 @@ final class ProtocolHandler implements HttpHandler {
 
     @Override
     public void handle(HttpExchange exchange) {
+        boolean cut = false;
         try {
             serve(exchange);
+        } catch (ConnectionCut e) {
+            cut = true;
         } catch (IOException | RuntimeException e) {
             LOG.debug("{} request ended without a complete answer: {}", wire.protocol().wireName(), e.toString());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            // Without a response started, closing the exchange closes the connection: that is "reset".
-            exchange.close();
+            // Without a response started, closing the exchange closes the connection: that is "reset". With one
+            // started, closing would end the body properly, which a cut must not.
+            if (!cut) {
+                exchange.close();
+            }
+        }
+        if (cut) {
+            throw new ConnectionCut();
         }
     }
 
@@ -133,7 +152,35 @@ final class ProtocolHandler implements HttpHandler {
         // Status and charge first: a client that already holds its answer must find both in the ledger.
         String requestId = Wire.randomId("req_");
         receipt.answered(200, charge(requestId, request.model(), wire.usage(success)));
-        send(exchange, 200, success, null, requestId);
+        Behaviour.FailMidStream cut = behaviour instanceof Behaviour.FailMidStream failing ? failing : null;
+        if (wire.streams(request)) {
+            stream(exchange, wire.events(request, success), requestId, cut);
+        } else if (cut != null) {
+            sendHalf(exchange, Json.bytes(success), requestId);
+        } else {
+            send(exchange, 200, success, null, requestId);
+        }
+    }
+
+    private void stream(HttpExchange exchange, List<SseEvent> events, String requestId, Behaviour.FailMidStream cut)
+            throws IOException {
+        EventStream.open(exchange, wire.requestIdHeader(), requestId);
+        if (cut == null) {
+            EventStream.write(exchange, events);
+            return;
+        }
+        EventStream.write(exchange, events.subList(0, cut.eventsBeforeCut(events.size())));
+        throw new ConnectionCut();
+    }
+
+    /** A 200 that promises the whole body in its {@code Content-Length} and delivers half of it. */
+    private void sendHalf(HttpExchange exchange, byte[] bytes, String requestId) throws IOException {
+        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        exchange.getResponseHeaders().set(wire.requestIdHeader(), requestId);
+        exchange.sendResponseHeaders(200, bytes.length);
+        exchange.getResponseBody().write(bytes, 0, bytes.length / 2);
+        exchange.getResponseBody().flush();
+        throw new ConnectionCut();
     }
 
     /** What the answer is billed, or {@code null} when it reports no usage (a token count). */
@@ -178,6 +225,13 @@ final class ProtocolHandler implements HttpHandler {
         }
         exchange.sendResponseHeaders(status, bytes.length);
         exchange.getResponseBody().write(bytes);
+    }
+
+    /** Ends the exchange by dropping its connection; see {@link #handle}. */
+    private static final class ConnectionCut extends RuntimeException {
+        ConnectionCut() {
+            super("connection cut mid-answer", null, false, false);
+        }
     }
 
     private static JsonNode parseOrNull(byte[] raw) {

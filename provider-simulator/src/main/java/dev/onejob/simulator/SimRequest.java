@@ -32,4 +32,10 @@ public record SimRequest(
         String toolName,
         JsonNode body,
         String bodySha256) {
+
+    /** Whether the request asks for a streamed answer: its body has {@code "stream": true}. */
+    public boolean streamed() {
+        JsonNode stream = body == null ? null : body.get("stream");
+        return stream != null && stream.isBoolean() && stream.booleanValue();
+    }
 }

@@ -8,9 +8,9 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>Consumes a request (or any text); produces token counts for {@code count_tokens} answers and the
  * {@code usage} blocks. Input tokens = ceil(UTF-8 bytes of (system text, every message text, joined by
- * newlines) + UTF-8 bytes of the compact JSON of {@code tools} and {@code response_format} / 4), then
- * {@code round(count * multiplier) + offset}, never below 0. Owns the multiplier/offset adjustment,
- * which a test raises to make a prompt overflow a context window.
+ * newlines) + UTF-8 bytes of the compact JSON of {@code tools}, {@code response_format} and
+ * {@code output_config} / 4), then {@code round(count * multiplier) + offset}, never below 0. Owns the
+ * multiplier/offset adjustment, which a test raises to make a prompt overflow a context window.
  */
 final class TokenCounter {
 
@@ -33,7 +33,8 @@ final class TokenCounter {
     long inputTokens(SimRequest request) {
         long bytes = utf8Length(request.promptText())
                 + jsonLength(request.body().get("tools"))
-                + jsonLength(request.body().get("response_format"));
+                + jsonLength(request.body().get("response_format"))
+                + jsonLength(request.body().get("output_config"));
         Adjustment current = adjustment;
         return Math.max(0, Math.round(ceilQuarter(bytes) * current.multiplier()) + current.offset());
     }

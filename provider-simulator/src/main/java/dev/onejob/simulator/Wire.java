@@ -4,13 +4,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.Headers;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * One provider wire protocol: how its requests are checked and read, how its answers and errors look.
  *
  * <p>Implemented by {@link OpenAiChatWire} and {@link AnthropicWire}; consumed by {@link ProtocolHandler},
- * which owns the HTTP exchange and applies behaviours. Implementations are stateless.
+ * which owns the HTTP exchange and applies behaviours. A streamed answer is made from the non-streamed one
+ * ({@link #events}), so both carry the same text and the same usage. Implementations are stateless.
  */
 interface Wire {
 
@@ -29,6 +31,14 @@ interface Wire {
 
     /** The 200 body for {@code completion}. */
     JsonNode success(SimRequest request, Completion completion, long inputTokens);
+
+    /** Whether {@code request} gets its answer as server-sent events ({@code "stream": true} where the API has it). */
+    default boolean streams(SimRequest request) {
+        return request.streamed();
+    }
+
+    /** The events of the streamed answer whose non-streamed answer is {@code success}, in the order they are sent. */
+    List<SseEvent> events(SimRequest request, JsonNode success);
 
     /** The tokens the {@code usage} block of {@code success} reports, or {@code null} when it has none (not billed). */
     Usage usage(JsonNode success);
@@ -50,5 +60,13 @@ interface Wire {
 
     static WireRejection badRequest(String message) {
         return new WireRejection(400, message);
+    }
+
+    /** Refuses a {@code stream} field that is neither a boolean nor null, as the real APIs do. */
+    static void checkStreamFlag(JsonNode body) throws WireRejection {
+        JsonNode stream = body.get("stream");
+        if (stream != null && !stream.isNull() && !stream.isBoolean()) {
+            throw badRequest("stream: Input should be a valid boolean");
+        }
     }
 }

@@ -119,6 +119,20 @@ class AnthropicMessagesIT {
     }
 
     @ParameterizedTest
+    @CsvSource({"sk-test,200", "sk-wrong,401"})
+    void theKeyMayComeAsABearerTokenAsTheOfficialSdkSendsIt(String key, int status) throws Exception {
+        // given
+        var request = http.post(SimHttp.ANTHROPIC, SimHttp.anthropicBody(REVIEW, null), null)
+                .header("Authorization", "Bearer " + key).header("anthropic-version", "2023-06-01").build();
+
+        // when
+        HttpResponse<String> response = http.send(request);
+
+        // then
+        assertEquals(status, response.statusCode());
+    }
+
+    @ParameterizedTest
     @CsvSource({"429,rate_limit_error", "500,api_error", "503,overloaded_error", "529,overloaded_error",
         "504,timeout_error", "408,timeout_error"})
     void statusBehaviourAnswersAnAnthropicErrorWithRetryAfter(int status, String type) throws Exception {

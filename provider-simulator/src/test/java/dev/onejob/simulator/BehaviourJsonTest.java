@@ -18,7 +18,8 @@ class BehaviourJsonTest {
                 new Behaviour.Status(429, 3), new Behaviour.Status(500, null), new Behaviour.MalformedJson(),
                 new Behaviour.InventKey("reasoning"), new Behaviour.DropField("summary", 3),
                 new Behaviour.DropField(null, 1), new Behaviour.IgnoreFormat(), new Behaviour.MangleNonAscii(),
-                new Behaviour.Reset(), new Behaviour.Lognormal(1_000, 8_000));
+                new Behaviour.Reset(), new Behaviour.Lognormal(1_000, 8_000), new Behaviour.FailMidStream(null),
+                new Behaviour.FailMidStream(3));
     }
 
     @Test
@@ -75,6 +76,8 @@ class BehaviourJsonTest {
         "{\"kind\":\"reset\",\"one_shot\":\"yes\"}",
         "{\"kind\":\"lognormal\",\"median_ms\":2000,\"p99_ms\":1000}",
         "{\"kind\":\"lognormal\",\"median_ms\":0}",
+        "{\"kind\":\"fail_mid_stream\",\"after_events\":-1}",
+        "{\"kind\":\"fail_mid_stream\",\"after\":3}",
         "[]"})
     void invalidSpecsAreRejectedWithAMessage(String spec) {
         // when

@@ -6,6 +6,8 @@ import dev.onejob.core.billing.Usage;
 import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.config.ProviderProtocol;
 import dev.onejob.core.contract.Contract;
+import dev.onejob.core.contract.Prompt;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.onejob.core.json.Json;
 import java.net.http.HttpRequest;
 import java.util.UUID;
@@ -15,7 +17,8 @@ import java.util.UUID;
  *
  * <p>Consumes a provider of protocol {@code anthropic-messages}, a contract and its variables; produces a
  * {@link ProviderCall} whose successful answer is the {@code input} of the first {@code tool_use} block, checked
- * against the contract (a reply without {@code tool_use} breaks the contract). Authenticates with
+ * against the prompt's schema (a reply without {@code tool_use} breaks the contract), or for a free-text prompt
+ * (no tool sent) the text blocks joined, kept as {@code {"text": ...}}. Authenticates with
  * {@code x-api-key} and sends {@code anthropic-version}; the provider request id comes from {@code request-id},
  * else the reply's {@code id}. Owns nothing; sending is shared ({@link ProviderTransport}).
  */
@@ -24,7 +27,8 @@ public final class AnthropicMessagesClient implements ProviderClient {
     static final String API_VERSION = "2023-06-01";
     static final String TOOL_NAME = "emit_result";
     static final WireFormat WIRE = new WireFormat("/v1/messages", "request-id", AnthropicMessagesClient::headers,
-            AnthropicMessagesClient::answer, AnthropicMessagesClient::usage);
+            AnthropicMessagesClient::answer, AnthropicMessagesClient::usage, body -> body.put("stream", true),
+            SseReply::anthropic);
 
     private final ProviderTransport transport;
 
@@ -38,26 +42,51 @@ public final class AnthropicMessagesClient implements ProviderClient {
             throw new IllegalArgumentException("provider " + provider.id() + " speaks " + provider.protocol().wireName()
                     + ", not anthropic-messages");
         }
-        return transport.call(provider, contract, attemptId, WIRE, () -> {
-            ObjectNode body = prompt(provider.model(), contract.system().render(variables),
-                    contract.user().render(variables), contract.outputSchema());
-            body.put("max_tokens", contract.maxTokens());
-            body.put("temperature", contract.temperature());
-            return body;
-        });
+        return call(provider, contract, variables, attemptId, null);
     }
 
-    /** The fields a message and its token count share: model, system, the user message and the forced tool. */
-    static ObjectNode prompt(String model, String system, String user, JsonNode outputSchema) {
+    @Override
+    public ProviderCall call(ProviderConfig provider, Contract contract, JsonNode variables, UUID attemptId,
+                             ChunkSink sink) {
+        if (provider.protocol() != ProviderProtocol.ANTHROPIC_MESSAGES) {
+            throw new IllegalArgumentException("provider " + provider.id() + " speaks " + provider.protocol().wireName()
+                    + ", not anthropic-messages");
+        }
+        return transport.call(provider, contract, variables, attemptId, WIRE, prompt -> {
+            ObjectNode body = prompt(provider.model(), prompt);
+            body.put("max_tokens", prompt.maxTokens());
+            if (prompt.temperature() != null) {
+                body.put("temperature", prompt.temperature());
+            }
+            if (prompt.topP() != null) {
+                body.put("top_p", prompt.topP());
+            }
+            if (!prompt.stop().isEmpty()) {
+                prompt.stop().forEach(body.putArray("stop_sequences")::add);
+            }
+            return body;
+        }, sink);
+    }
+
+    /**
+     * The fields a message and its token count share: model, system, the conversation and, for a structured answer,
+     * the forced tool whose input schema is the output schema.
+     */
+    static ObjectNode prompt(String model, Prompt prompt) {
         ObjectNode body = Json.object();
         body.put("model", model);
-        body.put("system", system);
-        body.putArray("messages").addObject().put("role", "user").put("content", user);
-        body.putArray("tools").addObject()
-                .put("name", TOOL_NAME)
-                .put("description", "Return the result")
-                .set("input_schema", outputSchema);
-        body.putObject("tool_choice").put("type", "tool").put("name", TOOL_NAME);
+        if (!prompt.system().isEmpty()) {
+            body.put("system", prompt.system());
+        }
+        ArrayNode messages = body.putArray("messages");
+        prompt.turns().forEach(turn -> messages.addObject().put("role", turn.role()).put("content", turn.text()));
+        if (prompt.structured()) {
+            body.putArray("tools").addObject()
+                    .put("name", TOOL_NAME)
+                    .put("description", "Return the result")
+                    .set("input_schema", prompt.outputSchema());
+            body.putObject("tool_choice").put("type", "tool").put("name", TOOL_NAME);
+        }
         return body;
     }
 
@@ -86,7 +115,13 @@ public final class AnthropicMessagesClient implements ProviderClient {
         return new Usage(input + cached + Math.max(0, writes), output, cached);
     }
 
-    private static WireFormat.Answer answer(JsonNode reply) {
+    private static WireFormat.Answer answer(JsonNode reply, Prompt prompt) {
+        if (!prompt.structured()) {
+            String text = text(reply);
+            return text == null ? WireFormat.Answer.unusable("the reply has no text block (stop_reason "
+                    + reply.path("stop_reason").asText("missing") + ")", Json.write(reply))
+                    : WireFormat.Answer.found(Json.object().put(Prompt.TEXT, text), text);
+        }
         for (JsonNode block : reply.path("content")) {
             if ("tool_use".equals(block.path("type").asText())) {
                 JsonNode input = block.path("input");
@@ -94,14 +129,21 @@ public final class AnthropicMessagesClient implements ProviderClient {
                         : WireFormat.Answer.unusable("the tool_use block has no input object", Json.write(block));
             }
         }
+        String text = text(reply);
+        return WireFormat.Answer.unusable("the reply has no tool_use block (stop_reason "
+                + reply.path("stop_reason").asText("missing") + ")", text != null ? text : Json.write(reply));
+    }
+
+    /** The reply's text blocks, joined with newlines; null when it has none. */
+    private static String text(JsonNode reply) {
         StringBuilder text = new StringBuilder();
+        boolean any = false;
         for (JsonNode block : reply.path("content")) {
-            if (block.path("text").isTextual()) {
-                text.append(text.length() == 0 ? "" : "\n").append(block.get("text").asText());
+            if ("text".equals(block.path("type").asText()) && block.path("text").isTextual()) {
+                text.append(any ? "\n" : "").append(block.get("text").asText());
+                any = true;
             }
         }
-        return WireFormat.Answer.unusable("the reply has no tool_use block (stop_reason "
-                + reply.path("stop_reason").asText("missing") + ")", text.length() > 0 ? text.toString()
-                : Json.write(reply));
+        return any ? text.toString() : null;
     }
 }

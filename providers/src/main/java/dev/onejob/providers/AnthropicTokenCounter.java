@@ -2,6 +2,7 @@ package dev.onejob.providers;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.config.ProviderConfig;
+import dev.onejob.core.contract.Prompt;
 import dev.onejob.core.config.ProviderProtocol;
 import dev.onejob.core.json.Json;
 import java.io.IOException;
@@ -20,7 +21,8 @@ import java.nio.charset.StandardCharsets;
 public final class AnthropicTokenCounter {
 
     private static final WireFormat WIRE = new WireFormat("/v1/messages/count_tokens", "request-id",
-            AnthropicMessagesClient::headers, reply -> null, reply -> null);
+            AnthropicMessagesClient::headers, (reply, prompt) -> null, reply -> null, body -> { },
+            sink -> null);
 
     /** The count could not be had; the message says why and never holds the API key. */
     public static final class CountFailed extends Exception {
@@ -36,8 +38,7 @@ public final class AnthropicTokenCounter {
     }
 
     /** The {@code input_tokens} the provider counts for this prompt; waits at most the provider's hard timeout. */
-    public long count(ProviderConfig provider, String system, String user, JsonNode outputSchema)
-            throws CountFailed, InterruptedException {
+    public long count(ProviderConfig provider, Prompt prompt) throws CountFailed, InterruptedException {
         if (provider.protocol() != ProviderProtocol.ANTHROPIC_MESSAGES) {
             throw new IllegalArgumentException("provider " + provider.id() + " does not speak anthropic-messages");
         }
@@ -47,7 +48,7 @@ public final class AnthropicTokenCounter {
         } catch (ApiKeys.Problem problem) {
             throw new CountFailed(problem.getMessage());
         }
-        byte[] body = Json.write(AnthropicMessagesClient.prompt(provider.model(), system, user, outputSchema))
+        byte[] body = Json.write(AnthropicMessagesClient.prompt(provider.model(), prompt))
                 .getBytes(StandardCharsets.UTF_8);
         HttpRequest request = transport.request(provider, WIRE, apiKey, HttpRequest.BodyPublishers.ofByteArray(body))
                 .timeout(provider.hardTimeout()).build();

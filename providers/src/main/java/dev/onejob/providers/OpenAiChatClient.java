@@ -7,6 +7,7 @@ import dev.onejob.core.billing.Usage;
 import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.config.ProviderProtocol;
 import dev.onejob.core.contract.Contract;
+import dev.onejob.core.contract.Prompt;
 import dev.onejob.core.json.Json;
 import java.net.http.HttpRequest;
 import java.util.UUID;
@@ -16,15 +17,15 @@ import java.util.UUID;
  * {@code json_schema} response format.
  *
  * <p>Consumes a provider of protocol {@code openai-chat}, a contract and its variables; produces a
- * {@link ProviderCall} whose successful answer is {@code choices[0].message.content} parsed as JSON and checked
- * against the contract. Authenticates with {@code Authorization: Bearer}; the provider request id comes from
+ * {@link ProviderCall} whose successful answer is {@code choices[0].message.content}, parsed as JSON and checked
+ * against the prompt's schema (or, for a free-text prompt, kept as {@code {"text": ...}}). Authenticates with {@code Authorization: Bearer}; the provider request id comes from
  * {@code x-request-id}, else the reply's {@code id}. Owns nothing; sending is shared ({@link ProviderTransport}).
  */
 public final class OpenAiChatClient implements ProviderClient {
 
     static final WireFormat WIRE = new WireFormat("/v1/chat/completions", "x-request-id",
-            OpenAiChatClient::headers, OpenAiChatClient::answer, OpenAiChatClient::usage);
-    private static final int MAX_SCHEMA_NAME = 64;
+            OpenAiChatClient::headers, OpenAiChatClient::answer, OpenAiChatClient::usage,
+            body -> body.put("stream", true).putObject("stream_options").put("include_usage", true), SseReply::openAi);
 
     private final ProviderTransport transport;
 
@@ -38,31 +39,48 @@ public final class OpenAiChatClient implements ProviderClient {
             throw new IllegalArgumentException("provider " + provider.id() + " speaks " + provider.protocol().wireName()
                     + ", not openai-chat");
         }
-        return transport.call(provider, contract, attemptId, WIRE, () -> body(provider, contract, variables));
+        return call(provider, contract, variables, attemptId, null);
     }
 
-    static ObjectNode body(ProviderConfig provider, Contract contract, JsonNode variables) {
+    @Override
+    public ProviderCall call(ProviderConfig provider, Contract contract, JsonNode variables, UUID attemptId,
+                             ChunkSink sink) {
+        if (provider.protocol() != ProviderProtocol.OPENAI_CHAT) {
+            throw new IllegalArgumentException("provider " + provider.id() + " speaks " + provider.protocol().wireName()
+                    + ", not openai-chat");
+        }
+        return transport.call(provider, contract, variables, attemptId, WIRE, prompt -> body(provider, prompt), sink);
+    }
+
+    /**
+     * The request: the system text and the conversation as messages, the sampling parameters the prompt sets, and a
+     * strict {@code json_schema} response format when the answer must be structured.
+     */
+    static ObjectNode body(ProviderConfig provider, Prompt prompt) {
         ObjectNode body = Json.object();
         body.put("model", provider.model());
         ArrayNode messages = body.putArray("messages");
-        messages.addObject().put("role", "system").put("content", contract.system().render(variables));
-        messages.addObject().put("role", "user").put("content", contract.user().render(variables));
-        body.put("temperature", contract.temperature());
-        body.put("max_tokens", contract.maxTokens());
-        ObjectNode format = body.putObject("response_format").put("type", "json_schema");
-        ObjectNode schema = format.putObject("json_schema").put("name", schemaName(contract.id()));
-        schema.set("schema", contract.outputSchema());
-        schema.put("strict", true);
-        return body;
-    }
-
-    /** OpenAI accepts {@code [a-zA-Z0-9_-]{1,64}} as a schema name. */
-    static String schemaName(String contractId) {
-        String name = contractId.replaceAll("[^a-zA-Z0-9_-]", "_");
-        if (name.isEmpty()) {
-            return "result";
+        if (!prompt.system().isEmpty()) {
+            messages.addObject().put("role", "system").put("content", prompt.system());
         }
-        return name.length() <= MAX_SCHEMA_NAME ? name : name.substring(0, MAX_SCHEMA_NAME);
+        prompt.turns().forEach(turn -> messages.addObject().put("role", turn.role()).put("content", turn.text()));
+        if (prompt.temperature() != null) {
+            body.put("temperature", prompt.temperature());
+        }
+        if (prompt.topP() != null) {
+            body.put("top_p", prompt.topP());
+        }
+        body.put("max_tokens", prompt.maxTokens());
+        if (!prompt.stop().isEmpty()) {
+            prompt.stop().forEach(body.putArray("stop")::add);
+        }
+        if (prompt.structured()) {
+            ObjectNode format = body.putObject("response_format").put("type", "json_schema");
+            ObjectNode schema = format.putObject("json_schema").put("name", prompt.schemaName());
+            schema.set("schema", prompt.outputSchema());
+            schema.put("strict", true);
+        }
+        return body;
     }
 
     private static void headers(HttpRequest.Builder request, String apiKey) {
@@ -86,7 +104,7 @@ public final class OpenAiChatClient implements ProviderClient {
         return new Usage(input, output, Math.max(0, cached));
     }
 
-    private static WireFormat.Answer answer(JsonNode reply) {
+    private static WireFormat.Answer answer(JsonNode reply, Prompt prompt) {
         JsonNode message = reply.path("choices").path(0).path("message");
         JsonNode content = message.get("content");
         if (content == null || !content.isTextual()) {
@@ -96,6 +114,9 @@ public final class OpenAiChatClient implements ProviderClient {
                     Json.write(reply));
         }
         String text = content.asText();
+        if (!prompt.structured()) {
+            return WireFormat.Answer.found(Json.object().put(Prompt.TEXT, text), text);
+        }
         try {
             return WireFormat.Answer.found(Json.parse(text), text);
         } catch (IllegalArgumentException e) {

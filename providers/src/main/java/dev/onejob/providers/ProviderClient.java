@@ -21,4 +21,14 @@ public interface ProviderClient {
      * exception.
      */
     ProviderCall call(ProviderConfig provider, Contract contract, JsonNode variables, UUID attemptId);
+
+    /**
+     * The same call, streamed: the provider is asked for a stream, and each piece of its answer goes to
+     * {@code sink} as it arrives. The outcome is what the unstreamed call's would be. An adapter that cannot stream
+     * makes the unstreamed call, and the sink gets nothing (the streams following the job then wait for its result).
+     */
+    default ProviderCall call(ProviderConfig provider, Contract contract, JsonNode variables, UUID attemptId,
+                              ChunkSink sink) {
+        return call(provider, contract, variables, attemptId);
+    }
 }

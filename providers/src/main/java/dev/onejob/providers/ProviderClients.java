@@ -73,6 +73,12 @@ public final class ProviderClients implements ProviderClient, AutoCloseable {
         return forProtocol(provider.protocol()).call(provider, contract, variables, attemptId);
     }
 
+    @Override
+    public ProviderCall call(ProviderConfig provider, Contract contract, JsonNode variables, UUID attemptId,
+                             ChunkSink sink) {
+        return forProtocol(provider.protocol()).call(provider, contract, variables, attemptId, sink);
+    }
+
     public AnthropicTokenCounter tokenCounter() {
         return tokenCounter;
     }

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.billing.Usage;
 import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.contract.Contract;
+import dev.onejob.core.contract.Prompt;
+import java.util.function.Function;
 import dev.onejob.core.json.Json;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -15,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.function.Supplier;
 
 /**
  * The part of a provider call every wire protocol shares: API key lookup, the request head, the asynchronous
@@ -50,8 +51,17 @@ final class ProviderTransport {
     }
 
     /** Sends {@code body} as {@code attemptId}'s request; returns at once. */
-    ProviderCall call(ProviderConfig provider, Contract contract, UUID attemptId, WireFormat wire,
-                      Supplier<JsonNode> body) {
+    ProviderCall call(ProviderConfig provider, Contract contract, JsonNode variables, UUID attemptId,
+                      WireFormat wire, Function<Prompt, JsonNode> body) {
+        return call(provider, contract, variables, attemptId, wire, body, null);
+    }
+
+    /**
+     * Sends {@code body} as {@code attemptId}'s request; returns at once. With a {@code sink}, the request asks for a
+     * stream, and each piece of answer goes to the sink as it arrives; the outcome is the same as unstreamed.
+     */
+    ProviderCall call(ProviderConfig provider, Contract contract, JsonNode variables, UUID attemptId,
+                      WireFormat wire, Function<Prompt, JsonNode> body, ChunkSink sink) {
         long started = System.nanoTime();
         String apiKey;
         try {
@@ -62,8 +72,14 @@ final class ProviderTransport {
         }
         WatchedBody watched;
         HttpRequest request;
+        Prompt prompt;
         try {
-            watched = new WatchedBody(Json.write(body.get()).getBytes(StandardCharsets.UTF_8));
+            prompt = contract.prompt(variables);
+            JsonNode built = body.apply(prompt);
+            if (sink != null) {
+                wire.asStream().accept((com.fasterxml.jackson.databind.node.ObjectNode) built);
+            }
+            watched = new WatchedBody(Json.write(built).getBytes(StandardCharsets.UTF_8));
             request = request(provider, wire, apiKey, watched).header(IDEMPOTENCY_KEY, attemptId.toString())
                     .timeout(provider.hardTimeout()).build();
         } catch (IllegalArgumentException e) {
@@ -75,15 +91,37 @@ final class ProviderTransport {
         long sent = System.nanoTime();
         ProviderCall call = ProviderCall.withDeadlines(attemptId, provider.softTimeout(), provider.hardTimeout(), sent,
                 timer);
-        call.settleWith(http.sendAsync(request, HttpResponse.BodyHandlers.ofString())
+        call.settleWith(http.sendAsync(request, handler(wire, sink))
                 .handle((response, error) -> {
                     Duration latency = ProviderCall.since(sent);
                     CallOutcome result = error != null
                             ? OutcomeClassifier.forException(error, watched.mayHaveLeft(), latency)
-                            : read(response, contract, wire, latency);
+                            : read(response, prompt, wire, latency);
                     return ApiKeys.redact(result, apiKey);
                 }));
         return call;
+    }
+
+    /** A reply's body: the text as sent, or for a stream the reply it assembles to (or why it does not). */
+    record Body(String text, SseReply.Assembled streamed) {
+    }
+
+    /** Reads the body whole, or, for a 2xx event stream asked for with a sink, event by event as it arrives. */
+    private static HttpResponse.BodyHandler<Body> handler(WireFormat wire, ChunkSink sink) {
+        return info -> {
+            boolean stream = sink != null && info.statusCode() / 100 == 2 && info.headers()
+                    .firstValue("Content-Type").orElse("").toLowerCase(java.util.Locale.ROOT)
+                    .startsWith("text/event-stream");
+            if (!stream) {
+                return HttpResponse.BodySubscribers.mapping(HttpResponse.BodySubscribers.ofString(
+                        StandardCharsets.UTF_8), text -> new Body(text, null));
+            }
+            SseReply reply = wire.stream().apply(sink);
+            return HttpResponse.BodySubscribers.fromLineSubscriber(reply, r -> {
+                SseReply.Assembled assembled = r.assembled();
+                return new Body(assembled.reply() == null ? null : Json.write(assembled.reply()), assembled);
+            }, StandardCharsets.UTF_8, null);
+        };
     }
 
     /** A POST of {@code body} to the wire's path with the protocol's and the JSON headers, no timeout yet. */
@@ -96,24 +134,34 @@ final class ProviderTransport {
         return builder;
     }
 
-    private static CallOutcome read(HttpResponse<String> response, Contract contract, WireFormat wire,
+    private static CallOutcome read(HttpResponse<Body> response, Prompt prompt, WireFormat wire,
                                     Duration latency) {
-        JsonNode envelope = parseOrNull(response.body());
+        SseReply.Assembled streamed = response.body().streamed();
+        String text = response.body().text();
+        JsonNode envelope = parseOrNull(text);
         String requestId = requestId(response, wire, envelope);
         int status = response.statusCode();
+        if (streamed != null && streamed.problem() != null) {
+            // An error event is the provider saying it failed, as a 5xx would; a stream cut short may have been
+            // finished (and billed) by the provider: nothing says the work was not done.
+            return streamed.errorEvent()
+                    ? OutcomeClassifier.forStatus(500, requestId, streamed.problem(), null, latency)
+                    : new CallOutcome.Unknown(streamed.problem() + "; the provider may have finished the answer",
+                            latency);
+        }
         if (status < 200 || status > 299) {
-            return OutcomeClassifier.forStatus(status, requestId, providerMessage(envelope, response.body()),
+            return OutcomeClassifier.forStatus(status, requestId, providerMessage(envelope, text),
                     response.headers().firstValue("Retry-After").orElse(null), latency);
         }
         Usage usage = envelope == null ? null : wire.usage().apply(envelope);
         WireFormat.Answer answer = envelope == null
                 ? WireFormat.Answer.unusable("the provider's HTTP " + status + " reply is not a JSON document",
-                        response.body())
-                : wire.answer().apply(envelope);
+                        text)
+                : wire.answer().apply(envelope, prompt);
         List<String> problems = answer.problem() != null ? List.of(answer.problem())
-                : contract.outputProblems(answer.json());
+                : prompt.outputProblems(answer.json());
         if (!problems.isEmpty()) {
-            return new CallOutcome.Failed("contract_violation", "the answer breaks contract " + contract.id() + ": "
+            return new CallOutcome.Failed("contract_violation", "the answer breaks contract " + prompt.contractId() + ": "
                     + String.join("; ", problems.stream().map(ProviderTransport::withoutRootPath).toList()), false,
                     true, status, requestId, answer.text(), latency, usage);
         }
@@ -125,7 +173,7 @@ final class ProviderTransport {
         return problem.startsWith(": ") ? problem.substring(2) : problem;
     }
 
-    private static String requestId(HttpResponse<String> response, WireFormat wire, JsonNode envelope) {
+    private static String requestId(HttpResponse<Body> response, WireFormat wire, JsonNode envelope) {
         return response.headers().firstValue(wire.requestIdHeader())
                 .orElseGet(() -> envelope != null && envelope.path("id").isTextual() ? envelope.get("id").asText()
                         : null);

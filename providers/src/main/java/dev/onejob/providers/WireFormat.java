@@ -2,6 +2,7 @@ package dev.onejob.providers;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.billing.Usage;
+import dev.onejob.core.contract.Prompt;
 import java.net.http.HttpRequest;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
@@ -15,11 +16,15 @@ import java.util.function.Function;
  * @param path            appended to the provider's base URL, e.g. {@code /v1/chat/completions}
  * @param requestIdHeader the response header with the provider's request id (else the body's {@code id} is used)
  * @param headers         adds the protocol's headers for an API key ({@code null} = none configured)
- * @param answer          finds the answer in a parsed 2xx reply
+ * @param answer          finds the answer to a prompt in a parsed 2xx reply
  * @param usage           reads the tokens a parsed 2xx reply says were billed, or null when it reports none usable
+ * @param asStream        turns a request body into the same request asking for a stream
+ * @param stream          reads such a stream into the reply the unstreamed request would have had
  */
 record WireFormat(String path, String requestIdHeader, BiConsumer<HttpRequest.Builder, String> headers,
-                  Function<JsonNode, Answer> answer, Function<JsonNode, Usage> usage) {
+                  java.util.function.BiFunction<JsonNode, Prompt, Answer> answer, Function<JsonNode, Usage> usage,
+                  java.util.function.Consumer<com.fasterxml.jackson.databind.node.ObjectNode> asStream,
+                  Function<ChunkSink, SseReply> stream) {
 
     /** A count the reply states, or -1 when the field is absent; a field of another type is no count at all. */
     static long count(JsonNode usage, String field) {

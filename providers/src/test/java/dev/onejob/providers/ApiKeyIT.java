@@ -39,8 +39,8 @@ class ApiKeyIT {
             }
             texts.add(assertThrows(AnthropicTokenCounter.CountFailed.class, () -> provider.clients.tokenCounter()
                     .count(SimulatedProvider.provider(ProviderProtocol.ANTHROPIC_MESSAGES, "http://no-such-host.invalid",
-                            SimulatedProvider.SOFT, SimulatedProvider.HARD), "s", "u",
-                            SimulatedProvider.SENTIMENT.outputSchema())).getMessage());
+                            SimulatedProvider.SOFT, SimulatedProvider.HARD),
+                            AnthropicTokenCounterIT.prompt("s", "u"))).getMessage());
             // then
             assertEquals(11, texts.size());
             assertTrue(texts.get(0).contains("Succeeded"), texts.get(0));

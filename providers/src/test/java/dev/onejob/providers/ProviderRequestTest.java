@@ -22,12 +22,12 @@ class ProviderRequestTest {
     @CsvSource({"sentiment, sentiment", "invoice.v2, invoice_v2", "Ticket Triage/EU, Ticket_Triage_EU",
         "a-b_c, a-b_c"})
     void schemaNameKeepsOnlyWhatOpenAiAccepts(String contractId, String expected) {
-        assertEquals(expected, OpenAiChatClient.schemaName(contractId));
+        assertEquals(expected, dev.onejob.core.contract.Prompt.schemaNameOf(contractId));
     }
 
     @Test
     void longSchemaNameIsCutTo64Characters() {
-        assertEquals(64, OpenAiChatClient.schemaName("x".repeat(100)).length());
+        assertEquals(64, dev.onejob.core.contract.Prompt.schemaNameOf("x".repeat(100)).length());
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.onejob.core.billing;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.contract.Contract;
+import dev.onejob.core.contract.Prompt;
 import dev.onejob.core.json.Json;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
@@ -11,29 +12,43 @@ import java.util.List;
 /**
  * The most a job can cost, reserved against its owner's spend cap when it is accepted. Every provider of its route
  * (target, then fallbacks) is counted once, at its prices, for a call of at most {@link #inputBound} input tokens and
- * the contract's {@code max_tokens} output tokens. Byte-level tokenizers never make more tokens than the text has
- * UTF-8 bytes, so the prompt's bytes (system, user, and the output schema each protocol sends along) plus a fixed
- * allowance for the message framing bound the input. A provider without prices adds nothing: its calls are not
+ * the call's {@code max_tokens} output tokens. Byte-level tokenizers never make more tokens than the text has
+ * UTF-8 bytes, so the prompt's bytes (system, every message, and the output schema each protocol sends along) plus a
+ * fixed allowance for the message framing bound the input. A provider without prices adds nothing: its calls are not
  * priced at all. Attempts an operator adds beyond the route are not reserved.
  */
 public final class JobCost {
     /** Tokens the protocols add around the messages (roles, separators, the tool or schema wrapper). */
     public static final long FRAMING_TOKENS = 256;
+    /** Tokens the protocols add around each further message of a conversation (its role and separators). */
+    public static final long TURN_FRAMING_TOKENS = 8;
 
     private JobCost() {
     }
 
     public static long inputBound(Contract contract, JsonNode variables) {
-        return bytes(contract.system().render(variables)) + bytes(contract.user().render(variables))
-                + bytes(Json.write(contract.outputSchema())) + FRAMING_TOKENS;
+        return inputBound(contract.prompt(variables));
+    }
+
+    static long inputBound(Prompt prompt) {
+        long bytes = bytes(prompt.system()) + (prompt.structured() ? bytes(Json.write(prompt.outputSchema())) : 0);
+        for (Prompt.Turn turn : prompt.turns()) {
+            bytes += bytes(turn.text());
+        }
+        bytes += TURN_FRAMING_TOKENS * Math.max(0, prompt.turns().size() - 1);
+        for (String stop : prompt.stop()) {
+            bytes += bytes(stop);
+        }
+        return bytes + FRAMING_TOKENS;
     }
 
     public static BigDecimal bound(Contract contract, JsonNode variables, List<ProviderConfig> route) {
-        long input = inputBound(contract, variables);
+        Prompt prompt = contract.prompt(variables);
+        long input = inputBound(prompt);
         BigDecimal total = BigDecimal.ZERO;
         for (ProviderConfig provider : route) {
             if (provider.prices() != null) {
-                total = total.add(provider.prices().bound(input, contract.maxTokens()));
+                total = total.add(provider.prices().bound(input, prompt.maxTokens()));
             }
         }
         return total;

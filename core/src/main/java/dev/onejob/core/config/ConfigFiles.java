@@ -69,6 +69,19 @@ public final class ConfigFiles {
         }
     }
 
+    /** YAML (or JSON) from a stream, such as a classpath resource; {@code shown} names it in errors. */
+    public static JsonNode read(java.io.InputStream in, String shown) {
+        try {
+            return YAML.readTree(in);
+        } catch (JsonProcessingException e) {
+            JsonLocation at = e.getLocation();
+            String where = at == null ? "" : ":" + at.getLineNr() + ":" + at.getColumnNr();
+            throw new ConfigException(shown + where + ": " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw new ConfigException(shown + ": cannot read (" + e.getMessage() + ")");
+        }
+    }
+
     /** A required string field, with environment references resolved. */
     public static String string(Path file, JsonNode node, String path, String field, Map<String, String> env) {
         JsonNode value = node.get(field);

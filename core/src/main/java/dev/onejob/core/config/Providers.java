@@ -28,13 +28,27 @@ import java.util.Optional;
  *       input: 0.15
  *       output: 0.60
  *       cached_input: 0.075          # optional, default = input
+ * aliases:                           # optional: the model names of the provider-compatible endpoints
+ *   fast: [primary, backup]          # the target, then the fallbacks (each used only when certified)
  * </pre>
  */
 public final class Providers {
     private final Map<String, ProviderConfig> byId;
+    private final Map<String, Route> aliases;
 
-    private Providers(Map<String, ProviderConfig> byId) {
+    /**
+     * What a model alias names: the provider a call goes to first, and the ones it may fail over to, in order. A
+     * fallback is used only when certified for the call's contract.
+     */
+    public record Route(String target, java.util.List<String> fallbacks) {
+        public Route {
+            fallbacks = java.util.List.copyOf(fallbacks);
+        }
+    }
+
+    private Providers(Map<String, ProviderConfig> byId, Map<String, Route> aliases) {
         this.byId = byId;
+        this.aliases = aliases;
     }
 
     public static Providers load(Path file, Map<String, String> env) {
@@ -50,13 +64,59 @@ public final class Providers {
                 throw new ConfigException(file + ": providers[" + i + "].id '" + provider.id() + "' is used twice");
             }
         }
-        return new Providers(byId);
+        return new Providers(byId, aliases(file, root.get("aliases"), byId));
     }
 
     public static Providers of(Collection<ProviderConfig> providers) {
         Map<String, ProviderConfig> byId = new LinkedHashMap<>();
         providers.forEach(p -> byId.put(p.id(), p));
-        return new Providers(byId);
+        return new Providers(byId, Map.of());
+    }
+
+    /** {@code aliases:}: each name maps to a list of provider ids, the target first. */
+    private static Map<String, Route> aliases(Path file, JsonNode node, Map<String, ProviderConfig> byId) {
+        Map<String, Route> aliases = new LinkedHashMap<>();
+        if (node == null || node.isNull()) {
+            return aliases;
+        }
+        if (!node.isObject()) {
+            throw new ConfigException(file + ": 'aliases' must be a mapping of model names to lists of provider ids");
+        }
+        for (java.util.Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> alias = it.next();
+            String path = "aliases." + alias.getKey();
+            if (!alias.getKey().matches("[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}")) {
+                throw new ConfigException(file + ": " + path + ": an alias is 1 to 128 letters, digits or . _ : / -");
+            }
+            JsonNode list = alias.getValue();
+            if (!list.isArray() || list.isEmpty()) {
+                throw new ConfigException(file + ": " + path + " must be a non-empty list of provider ids, the "
+                        + "target first");
+            }
+            java.util.List<String> chain = new java.util.ArrayList<>();
+            for (JsonNode id : list) {
+                if (!id.isTextual() || !byId.containsKey(id.asText())) {
+                    throw new ConfigException(file + ": " + path + ": '" + id.asText() + "' is not a provider of "
+                            + "this file");
+                }
+                if (chain.contains(id.asText())) {
+                    throw new ConfigException(file + ": " + path + ": '" + id.asText() + "' is listed twice");
+                }
+                chain.add(id.asText());
+            }
+            aliases.put(alias.getKey(), new Route(chain.get(0), chain.subList(1, chain.size())));
+        }
+        return aliases;
+    }
+
+    /** The route a model alias names, as the provider-compatible endpoints use it. */
+    public Optional<Route> alias(String model) {
+        return Optional.ofNullable(aliases.get(model));
+    }
+
+    /** Every alias, in the file's order. */
+    public Map<String, Route> aliases() {
+        return java.util.Collections.unmodifiableMap(aliases);
     }
 
     private static ProviderConfig parse(Path file, JsonNode node, String path, Map<String, String> env) {

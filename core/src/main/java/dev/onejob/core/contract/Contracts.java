@@ -36,9 +36,15 @@ public final class Contracts {
             throw new ConfigException(dir + ": contracts directory not found (set CONTRACTS_DIR)");
         }
         Map<String, Contract> byId = new TreeMap<>();
+        Contract builtIn = Passthrough.contract();
+        byId.put(builtIn.id(), builtIn);
         try (Stream<Path> files = Files.list(dir)) {
             for (Path file : files.filter(Contracts::isContractFile).sorted().toList()) {
                 Contract contract = parse(file, ConfigFiles.read(file));
+                if (contract.id().equals(Passthrough.ID)) {
+                    throw new ConfigException(file + ": contract id '" + Passthrough.ID + "' is the built-in "
+                            + "passthrough contract of the provider-compatible endpoints; choose another id");
+                }
                 if (byId.putIfAbsent(contract.id(), contract) != null) {
                     throw new ConfigException(file + ": contract id '" + contract.id() + "' is defined twice");
                 }
@@ -46,7 +52,7 @@ public final class Contracts {
         } catch (IOException e) {
             throw new ConfigException(dir + ": cannot list contracts (" + e.getMessage() + ")");
         }
-        if (byId.isEmpty()) {
+        if (byId.size() == 1) {
             throw new ConfigException(dir + ": no contract files (*.yaml, *.yml, *.json)");
         }
         return new Contracts(byId);
@@ -97,7 +103,24 @@ public final class Contracts {
         versioned.set("output_schema", outputSchema);
         String version = CanonicalJson.fingerprint(versioned);
         return new Contract(id, node.path("description").asText(""), system, user, variablesSchema, outputSchema,
-                temperature, maxTokens, golden, version, variablesValidator, outputValidator);
+                temperature, maxTokens, golden, version, variablesValidator, outputValidator, false);
+    }
+
+    /**
+     * The built-in passthrough contract's file: id, variables schema, default max_tokens and golden inputs, no
+     * template and no output schema (each call brings its own). Its version is the fingerprint of all of it.
+     */
+    static Contract parsePassthrough(Path file, JsonNode node) {
+        Map<String, String> noEnv = Map.of();
+        String id = ConfigFiles.string(file, node, "contract", "id", noEnv);
+        JsonNode variablesSchema = schema(file, node, "variables_schema");
+        int maxTokens = ConfigFiles.positiveInt(file, node, "contract", "max_tokens", 4096);
+        JsonSchemas variablesValidator = JsonSchemas.fromNode(variablesSchema);
+        List<Contract.GoldenInput> golden = golden(file, node, variablesValidator);
+        ObjectNode free = Passthrough.freeForm();
+        return new Contract(id, node.path("description").asText(""), new PromptTemplate(""), new PromptTemplate(""),
+                variablesSchema, free, 0.0, maxTokens, golden, CanonicalJson.fingerprint(node),
+                variablesValidator, JsonSchemas.fromNode(free), true);
     }
 
     private static JsonNode schema(Path file, JsonNode node, String field) {

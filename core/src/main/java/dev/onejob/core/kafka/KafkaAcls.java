@@ -59,6 +59,7 @@ public final class KafkaAcls {
         }
         outboxRelay(acls, ingest);
         allow(acls, ingest, topic(Topics.JOB_RESULTS.name()), AclOperation.READ);
+        allow(acls, ingest, topic(Topics.ATTEMPT_CHUNKS.name()), AclOperation.READ);
         // The HTTP front door's backlog figure: the workers' committed offsets on attempt-commands.
         allow(acls, ingest, group(Groups.WORKER), AclOperation.DESCRIBE);
 
@@ -69,6 +70,7 @@ public final class KafkaAcls {
         allow(acls, worker, topic(Topics.ATTEMPT_COMMANDS.name()), AclOperation.READ);
         allow(acls, worker, group(Groups.WORKER), AclOperation.READ, AclOperation.DESCRIBE);
         allow(acls, worker, topic(Topics.ATTEMPT_COMPLETIONS.name()), AclOperation.WRITE);
+        allow(acls, worker, topic(Topics.ATTEMPT_CHUNKS.name()), AclOperation.WRITE);
         allow(acls, worker, topic(Topics.ATTEMPT_COMMANDS_DLQ.name()), AclOperation.WRITE);
 
         String reconciler = principals.services().reconciler();

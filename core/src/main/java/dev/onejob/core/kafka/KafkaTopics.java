@@ -36,6 +36,8 @@ public final class KafkaTopics {
     private static final Logger log = LoggerFactory.getLogger(KafkaTopics.class);
     /** What a topic carrying a job request (the request itself, or an attempt command that quotes it) must accept. */
     static final int REQUEST_TOPIC_MAX_MESSAGE_BYTES = KafkaConfig.MAX_REQUEST_RECORD_BYTES + 64 * 1024;
+    /** How long {@code attempt-chunks} keeps a piece of a streamed answer. */
+    static final java.time.Duration CHUNK_RETENTION = java.time.Duration.ofHours(1);
     private static final Set<String> REQUEST_TOPICS = Set.of(Topics.JOB_REQUESTS.name(), Topics.JOB_REQUESTS_DLQ.name(),
             Topics.ATTEMPT_COMMANDS.name(), Topics.ATTEMPT_COMMANDS_DLQ.name());
 
@@ -88,6 +90,10 @@ public final class KafkaTopics {
                 if (!existing.contains(name)) {
                     Map<String, String> configs = new HashMap<>();
                     configs.put(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, Integer.toString(layout.minInSyncReplicas()));
+                    if (name.equals(Topics.ATTEMPT_CHUNKS.name())) {
+                        // A live view: a stream reads a piece within seconds or never.
+                        configs.put(TopicConfig.RETENTION_MS_CONFIG, Long.toString(CHUNK_RETENTION.toMillis()));
+                    }
                     if (REQUEST_TOPICS.contains(name)) {
                         configs.put(TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
                                 Integer.toString(REQUEST_TOPIC_MAX_MESSAGE_BYTES));

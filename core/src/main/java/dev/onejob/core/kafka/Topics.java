@@ -27,6 +27,8 @@ public final class Topics {
     public static final Topic<String, JsonNode> ATTEMPT_COMPLETIONS = json("attempt-completions");
     public static final Topic<byte[], byte[]> ATTEMPT_COMPLETIONS_DLQ =
             new Topic<>("attempt-completions.dlq", Serdes.ByteArray(), Serdes.ByteArray());
+    /** Pieces of streamed answers, key job id: a live view for the drop-in streams, kept an hour. */
+    public static final Topic<String, JsonNode> ATTEMPT_CHUNKS = json("attempt-chunks");
     /** One record per finished job, key job id. */
     public static final Topic<String, JsonNode> JOB_RESULTS = json("job-results");
     /** One record per discarded result, key job id. */
@@ -35,8 +37,8 @@ public final class Topics {
     public static final Topic<String, JsonNode> RACE_AUDIT_STATS = json("race-audit-stats");
 
     public static final List<Topic<?, ?>> ALL = List.of(JOB_REQUESTS, JOB_REQUESTS_DLQ, JOB_REQUEST_OUTCOMES,
-            ATTEMPT_COMMANDS, ATTEMPT_COMMANDS_DLQ, ATTEMPT_COMPLETIONS, ATTEMPT_COMPLETIONS_DLQ, JOB_RESULTS, RACE_AUDIT,
-            RACE_AUDIT_STATS);
+            ATTEMPT_COMMANDS, ATTEMPT_COMMANDS_DLQ, ATTEMPT_COMPLETIONS, ATTEMPT_COMPLETIONS_DLQ, ATTEMPT_CHUNKS, JOB_RESULTS,
+            RACE_AUDIT, RACE_AUDIT_STATS);
 
     private Topics() {
     }

@@ -56,6 +56,8 @@ public final class ApiServer implements AutoCloseable {
     private final EventsApi events;
     private final FindApi find;
     private final UsageApi usage;
+    private final DropInApi dropIn;
+    private final AttemptChunks chunks = new AttemptChunks();
     private final JobWatch watch;
     private final Tokens tokens;
     private final IngestMetrics metrics;
@@ -90,6 +92,9 @@ public final class ApiServer implements AutoCloseable {
         this.jobs = new JobsApi(ledger, groupCommit::submit, admission::admitSubmission, requests, gate, metrics,
                 maxBodyBytes, frontDoor.submissionsPerOwnerPerSecond(), new JobWaits(watch, views.queries()),
                 frontDoor.maxWait());
+        this.dropIn = new DropInApi(jobs, requests, views.providers(), views.queries(),
+                new JobWaits(watch, views.queries()), new DropInStreams(watch, chunks), metrics, maxBodyBytes,
+                frontDoor.maxWait());
         this.certifications = new CertificationsApi(certifier, certifications, maxBodyBytes);
         this.events = new EventsApi(views.queries(), watch);
         this.find = new FindApi(views.queries(), certifications, views.providers(), views.contracts(), metrics, watch);
@@ -106,6 +111,11 @@ public final class ApiServer implements AutoCloseable {
 
     public int port() {
         return server.port();
+    }
+
+    /** Where this instance's {@code attempt-chunks} subscription hands the pieces of answer it reads. */
+    public AttemptChunks chunks() {
+        return chunks;
     }
 
     /** Jobs whose results were just published: wakes whatever of this instance waits on them. */
@@ -167,6 +177,9 @@ public final class ApiServer implements AutoCloseable {
                         exchange.status(), error.toString());
                 return;
             }
+            if (DropInApi.serves(path)) {
+                problem = DropInApi.shaped(exchange, problem);
+            }
             try {
                 Exchanges.sendProblem(exchange, problem);
             } catch (IOException e) {
@@ -222,7 +235,11 @@ public final class ApiServer implements AutoCloseable {
         admission.admit(exchange);
         Matcher m;
         JobsApi api = jobs;
-        if (path.equals("/v1/jobs")) {
+        if (path.equals(DropInApi.CHAT_COMPLETIONS) || path.equals(DropInApi.MESSAGES)) {
+            allow(exchange, method, "POST");
+            dropIn.call(exchange, caller, path.equals(DropInApi.MESSAGES) ? DropInApi.ANTHROPIC : DropInApi.OPENAI,
+                    task -> server.executor().execute(task), finish);
+        } else if (path.equals("/v1/jobs")) {
             allow(exchange, method, "GET", "POST");
             if (method.equals("POST")) {
                 api.submit(exchange, caller, task -> server.executor().execute(task), finish);
@@ -297,7 +314,7 @@ public final class ApiServer implements AutoCloseable {
             "/openapi.yaml", "/console", "/console/{file}", "/v1/jobs", "/v1/jobs/{id}", "/v1/jobs/{id}/attempts",
             "/v1/jobs/{id}/cancel", "/v1/jobs/{id}/events", "/v1/attempts", "/v1/attempts/{id}/resolve",
             "/v1/races", "/v1/providers", "/v1/contracts", "/v1/stats", "/v1/usage", "/v1/whoami",
-            "/v1/certifications");
+            "/v1/certifications", DropInApi.CHAT_COMPLETIONS, DropInApi.MESSAGES);
     private static final List<Map.Entry<String, Pattern>> ROUTE_PATTERNS = ROUTES.stream()
             .map(t -> Map.entry(t, Pattern.compile(t.replace("{file}", "[^/]*").replaceAll("\\{[a-z]+}", "[^/]+"))))
             .toList();
@@ -332,10 +349,19 @@ public final class ApiServer implements AutoCloseable {
         return "unmatched";
     }
 
+    /**
+     * The caller of a token: sent as {@code Authorization: Bearer <token>}, or as {@code x-api-key: <token>}, which
+     * is how the Anthropic SDKs send theirs.
+     */
     private Principal authenticate(HttpCall exchange) {
         String header = exchange.header("Authorization");
+        String apiKey = exchange.header("x-api-key");
+        if (header == null && apiKey != null) {
+            return tokens.authenticate(apiKey.replaceAll("^[ \\t]+|[ \\t]+$", ""))
+                    .orElseThrow(() -> Problem.unauthorized("the x-api-key token is not valid"));
+        }
         if (header == null) {
-            throw Problem.unauthorized("an Authorization: Bearer <token> header is required");
+            throw Problem.unauthorized("an Authorization: Bearer <token> (or x-api-key: <token>) header is required");
         }
         if (!header.regionMatches(true, 0, "Bearer ", 0, 7)) {
             throw Problem.unauthorized("the Authorization header must be 'Bearer <token>'");

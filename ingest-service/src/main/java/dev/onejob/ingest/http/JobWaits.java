@@ -32,9 +32,23 @@ final class JobWaits {
      */
     void answerWhenFinished(HttpCall exchange, UUID jobId, Duration wait, int status,
                             Function<JobHistory, ObjectNode> view, JobsApi.Later later) {
-        exchange.later();
         exchange.setHeader("Preference-Applied", Prefer.applied(wait));
-        Wait waiting = new Wait(exchange, jobId, status, view, later);
+        whenFinished(exchange, jobId, wait, history -> Exchanges.sendJson(exchange, status, view.apply(history)),
+                later);
+    }
+
+    /** Sends one answer: the job as it was when it finished, or when the wait was over. */
+    interface Answer {
+        void send(JobHistory history) throws IOException;
+    }
+
+    /**
+     * Calls {@code answer} once, with the job's history, as soon as the job is finished or {@code wait} is over;
+     * {@code later} records the request when it is answered, and answers a failure to read the job.
+     */
+    void whenFinished(HttpCall exchange, UUID jobId, Duration wait, Answer answer, JobsApi.Later later) {
+        exchange.later();
+        Wait waiting = new Wait(exchange, jobId, answer, later);
         waiting.deadline = watch.schedule(waiting::expire, wait);
         watch.watch(jobId, waiting);
     }
@@ -42,17 +56,15 @@ final class JobWaits {
     private final class Wait implements JobWatch.Watcher {
         private final HttpCall exchange;
         private final UUID jobId;
-        private final int status;
-        private final Function<JobHistory, ObjectNode> view;
+        private final Answer send;
         private final JobsApi.Later later;
         private final AtomicBoolean answered = new AtomicBoolean();
         private volatile ScheduledFuture<?> deadline;
 
-        Wait(HttpCall exchange, UUID jobId, int status, Function<JobHistory, ObjectNode> view, JobsApi.Later later) {
+        Wait(HttpCall exchange, UUID jobId, Answer send, JobsApi.Later later) {
             this.exchange = exchange;
             this.jobId = jobId;
-            this.status = status;
-            this.view = view;
+            this.send = send;
             this.later = later;
         }
 
@@ -85,7 +97,7 @@ final class JobWaits {
                 if (failure != null) {
                     later.failed(exchange, failure);
                 } else {
-                    Exchanges.sendJson(exchange, status, view.apply(history));
+                    send.send(history);
                 }
             } catch (IOException | RuntimeException e) {
                 later.failed(exchange, e);

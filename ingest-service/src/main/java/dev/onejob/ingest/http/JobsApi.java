@@ -76,9 +76,7 @@ final class JobsApi {
      */
     void submit(HttpCall exchange, Principal caller, java.util.concurrent.Executor executor, Later later)
             throws IOException {
-        requireRole(caller, Principal.SUBMIT);
-        rateLimit.acquire(caller.ownerId());
-        admitSubmission.run();
+        admit(caller);
         String key = exchange.header("Idempotency-Key");
         if (key == null) {
             throw new Problem(400, "idempotency-key-missing", "Idempotency-Key header required",
@@ -113,6 +111,39 @@ final class JobsApi {
                 }
             }
         }, executor);
+    }
+
+    /**
+     * What every job-creating request passes before its body is read: the submit role, the owner's rate limit, and
+     * the front door's admission (503 while the workers' backlog is over its bound).
+     */
+    void admit(Principal caller) {
+        requireRole(caller, Principal.SUBMIT);
+        rateLimit.acquire(caller.ownerId());
+        admitSubmission.run();
+    }
+
+    /** Hands a validated job to group commit; the future completes once its group has committed. */
+    java.util.concurrent.CompletableFuture<SubmitOutcome> submitValidated(NewJob job) {
+        return submitter.apply(job);
+    }
+
+    /**
+     * The problem for a submission that was valid and not written: over the owner's spend cap (402) or live-attempt
+     * limit (429). The key stays free.
+     */
+    static Problem overLimit(SubmitOutcome.OverLimit over) {
+        boolean budget = over.limit() == SubmitOutcome.OverLimit.Limit.SPEND_CAP;
+        return budget ? new Problem(402, "budget-exceeded", "Over the owner's spend cap", over.reason())
+                : new Problem(429, "too-many-live-attempts", "Too many live attempts", over.reason());
+    }
+
+    /** The problem for a key that already names a job created from a different request. */
+    static Problem keyReused(UUID existingJobId) {
+        return new Problem(409, "idempotency-key-reused", "Idempotency-Key reused with a different request",
+                "this Idempotency-Key already names job " + existingJobId + ", created from a "
+                        + "different request; use a new key for a new intent")
+                .with("job_id", existingJobId.toString());
     }
 
     /** Answers the submission now, or (with a wait and a job not finished) later: false then. */
@@ -155,17 +186,13 @@ final class JobsApi {
             metrics.submitted("http", budget ? "over-budget" : "over-live-limit");
             log.info("event=job_over_limit channel=http owner={} limit={} reason=\"{}\"", caller.ownerId(),
                     over.limit(), over.reason());
-            throw budget ? new Problem(402, "budget-exceeded", "Over the owner's spend cap", over.reason())
-                    : new Problem(429, "too-many-live-attempts", "Too many live attempts", over.reason());
+            throw overLimit(over);
         } else {
             SubmitOutcome.Conflict conflict = (SubmitOutcome.Conflict) outcome;
             metrics.submitted("http", "conflict");
             log.info("event=idempotency_conflict channel=http job={} owner={}", conflict.existingJobId(),
                     caller.ownerId());
-            throw new Problem(409, "idempotency-key-reused", "Idempotency-Key reused with a different request",
-                    "this Idempotency-Key already names job " + conflict.existingJobId() + ", created from a "
-                            + "different request; use a new key for a new intent")
-                    .with("job_id", conflict.existingJobId().toString());
+            throw keyReused(conflict.existingJobId());
         }
         return true;
     }

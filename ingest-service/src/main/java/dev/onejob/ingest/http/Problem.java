@@ -29,6 +29,20 @@ public final class Problem extends RuntimeException {
         return this;
     }
 
+    public Problem with(String member, com.fasterxml.jackson.databind.JsonNode value) {
+        extensions.set(member, value);
+        return this;
+    }
+
+    /** The extension member {@code member}, or null. */
+    public com.fasterxml.jackson.databind.JsonNode extension(String member) {
+        return extensions.get(member);
+    }
+
+    public String title() {
+        return title;
+    }
+
     public Problem withErrors(List<String> errors) {
         var array = extensions.putArray("errors");
         errors.forEach(array::add);

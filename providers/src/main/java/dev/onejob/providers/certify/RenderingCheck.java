@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.certification.CertificationCheck;
 import dev.onejob.core.contract.Contract;
+import dev.onejob.core.contract.Prompt;
 import dev.onejob.core.json.Json;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,16 +54,15 @@ final class RenderingCheck {
 
     /** Why this input does not render cleanly, or {@code null}; records the rendered lengths in {@code entry}. */
     private static String problem(Contract contract, JsonNode variables, ObjectNode entry) {
-        String system;
-        String user;
+        Prompt prompt;
         try {
-            system = contract.system().render(variables);
-            user = contract.user().render(variables);
+            prompt = contract.prompt(variables);
         } catch (IllegalArgumentException e) {
             return e.getMessage();
         }
-        entry.put("system_chars", system.length()).put("user_chars", user.length());
-        for (String rendered : List.of(system, user)) {
+        String user = prompt.conversationText();
+        entry.put("system_chars", prompt.system().length()).put("user_chars", user.length());
+        for (String rendered : List.of(prompt.system(), user)) {
             Matcher leftover = SLOT_LIKE.matcher(rendered);
             while (leftover.find()) {
                 if (!inValues(variables, leftover.group())) {

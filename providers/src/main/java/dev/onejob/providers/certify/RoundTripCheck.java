@@ -57,7 +57,8 @@ final class RoundTripCheck {
             for (GoldenCall call : calls) {
                 if (call.input() == i && call.outcome() instanceof CallOutcome.Succeeded succeeded) {
                     checked++;
-                    damage(succeeded.result(), contract.outputSchema(), words).ifPresent(found -> {
+                    damage(succeeded.result(),
+                            contract.prompt(contract.golden().get(i).variables()).outputSchema(), words).ifPresent(found -> {
                         failures.add(call.where() + ": " + found.get("problem").asText());
                         listed.add(found.put("input", GoldenCall.inputLabel(call.input()))
                                 .put("repetition", call.repetition()));

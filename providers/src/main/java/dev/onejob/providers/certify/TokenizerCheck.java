@@ -6,6 +6,7 @@ import dev.onejob.core.certification.CertificationCheck;
 import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.config.ProviderProtocol;
 import dev.onejob.core.contract.Contract;
+import dev.onejob.core.contract.Prompt;
 import dev.onejob.core.json.Json;
 import dev.onejob.providers.AnthropicTokenCounter;
 import java.util.ArrayList;
@@ -34,6 +35,8 @@ import java.util.concurrent.CancellationException;
 final class TokenizerCheck {
     static final String NAME = "tokenizer";
     static final int OPENAI_FRAMING_TOKENS = 2 * (3 + 1) + 3;
+    /** What each further message of a conversation adds: 3 per message and 1 for its role. */
+    static final int OPENAI_TOKENS_PER_MESSAGE = 3 + 1;
 
     private final AnthropicTokenCounter anthropicCounter;
 
@@ -54,6 +57,7 @@ final class TokenizerCheck {
         String tokenizer = local.map(OpenAiTokens::name).orElse("count_tokens of " + provider.id());
         ObjectNode details = Json.object().put("tokenizer", tokenizer).put("context_window", provider.contextWindow())
                 .put("max_tokens", contract.maxTokens());
+        long largestNeeded = 0;
         ArrayNode inputs = details.putArray("inputs");
         List<String> failures = new ArrayList<>();
         long largest = 0;
@@ -65,6 +69,7 @@ final class TokenizerCheck {
                 failures.add(GoldenCall.inputLabel(i) + ": " + problem);
             } else {
                 largest = Math.max(largest, entry.get("prompt_tokens").asLong());
+                largestNeeded = Math.max(largestNeeded, entry.get("needed").asLong());
             }
         }
         if (contract.golden().isEmpty()) {
@@ -74,7 +79,7 @@ final class TokenizerCheck {
             return CertificationCheck.of(NAME, false, Text.shorten(String.join("; ", failures)), details);
         }
         return CertificationCheck.of(NAME, true, "largest prompt " + largest + " tokens (" + tokenizer
-                + ") + max_tokens " + contract.maxTokens() + " = " + (largest + contract.maxTokens())
+                + ") + max_tokens: at most " + largestNeeded
                 + " <= context_window " + provider.contextWindow()
                 + (local.isPresent() ? "; every prompt decodes back exactly" : ""), details);
     }
@@ -82,19 +87,20 @@ final class TokenizerCheck {
     /** Counts one golden prompt into {@code entry}; returns why it fails, or {@code null}. */
     private String measure(ProviderConfig provider, Contract contract, int input, Optional<OpenAiTokens> local,
                            ObjectNode entry) {
-        String system;
-        String user;
+        Prompt prompt;
         try {
-            system = contract.system().render(contract.golden().get(input).variables());
-            user = contract.user().render(contract.golden().get(input).variables());
+            prompt = contract.prompt(contract.golden().get(input).variables());
         } catch (IllegalArgumentException e) {
             return "cannot be counted: " + e.getMessage();
         }
+        String system = prompt.system();
+        String user = prompt.conversationText();
         long tokens;
         if (local.isPresent()) {
             OpenAiTokens encoding = local.get();
             tokens = encoding.count(system) + encoding.count(user)
-                    + encoding.count(Json.write(contract.outputSchema())) + OPENAI_FRAMING_TOKENS;
+                    + (prompt.structured() ? encoding.count(Json.write(prompt.outputSchema())) : 0)
+                    + OPENAI_FRAMING_TOKENS + (long) OPENAI_TOKENS_PER_MESSAGE * (prompt.turns().size() - 1);
             boolean exact = encoding.decodesExactly(system) && encoding.decodesExactly(user);
             entry.put("decodes_exactly", exact);
             if (!exact) {
@@ -102,7 +108,7 @@ final class TokenizerCheck {
             }
         } else {
             try {
-                tokens = anthropicCounter.count(provider, system, user, contract.outputSchema());
+                tokens = anthropicCounter.count(provider, prompt);
             } catch (AnthropicTokenCounter.CountFailed e) {
                 return e.getMessage();
             } catch (InterruptedException e) {
@@ -110,10 +116,10 @@ final class TokenizerCheck {
                 throw new CancellationException("certification of " + provider.id() + " was interrupted");
             }
         }
-        long needed = tokens + contract.maxTokens();
+        long needed = tokens + prompt.maxTokens();
         entry.put("prompt_tokens", tokens).put("needed", needed);
         if (needed > provider.contextWindow()) {
-            return "prompt " + tokens + " tokens + max_tokens " + contract.maxTokens() + " = " + needed
+            return "prompt " + tokens + " tokens + max_tokens " + prompt.maxTokens() + " = " + needed
                     + " > context_window " + provider.contextWindow();
         }
         return null;

@@ -1,0 +1,303 @@
+package dev.onejob.ingest.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.onejob.core.config.Providers;
+import dev.onejob.core.contract.Passthrough;
+import dev.onejob.core.http.HttpCall;
+import dev.onejob.core.json.Json;
+import dev.onejob.core.ledger.Attempt;
+import dev.onejob.core.ledger.IdempotencyKey;
+import dev.onejob.core.ledger.Job;
+import dev.onejob.core.ledger.JobStatus;
+import dev.onejob.core.ledger.LedgerQueries;
+import dev.onejob.core.ledger.LedgerQueries.JobHistory;
+import dev.onejob.core.ledger.SubmitOutcome;
+import dev.onejob.ingest.IngestMetrics;
+import dev.onejob.ingest.JobRequests;
+import dev.onejob.ingest.Principal;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+
+/**
+ * The drop-in endpoints: {@code POST /v1/chat/completions} (OpenAI) and {@code POST /v1/messages} (Anthropic). Each
+ * call is a job of the built-in {@link Passthrough} contract, named by the caller's {@code Idempotency-Key}, routed
+ * by its {@code model} alias ({@code providers.yaml}), and answered in the provider's shape once the job is finished.
+ *
+ * <p>A call whose wait ends before its job is finished is answered 504 with the job and its state, and
+ * {@code x-should-retry: false}, which the official SDKs honour: they do not retry it blindly. A retry with the same
+ * key attaches to the same job and never starts a second one. Every error here carries that header too (except 429
+ * and 503, after which nothing was written and a retry is what the caller should do) and, besides the problem
+ * members, an {@code error} object as the SDKs read it.
+ */
+final class DropInApi {
+    static final String CHAT_COMPLETIONS = "/v1/chat/completions";
+    static final String MESSAGES = "/v1/messages";
+    static final ChatCompletionsFormat OPENAI = new ChatCompletionsFormat();
+    static final MessagesFormat ANTHROPIC = new MessagesFormat();
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(DropInApi.class);
+
+    private final JobsApi jobs;
+    private final JobRequests requests;
+    private final Providers providers;
+    private final LedgerQueries queries;
+    private final JobWaits waits;
+    private final DropInStreams streams;
+    private final IngestMetrics metrics;
+    private final int maxBodyBytes;
+    private final Duration maxWait;
+
+    DropInApi(JobsApi jobs, JobRequests requests, Providers providers, LedgerQueries queries, JobWaits waits,
+              DropInStreams streams, IngestMetrics metrics, int maxBodyBytes, Duration maxWait) {
+        this.jobs = jobs;
+        this.requests = requests;
+        this.providers = providers;
+        this.queries = queries;
+        this.waits = waits;
+        this.streams = streams;
+        this.metrics = metrics;
+        this.maxBodyBytes = maxBodyBytes;
+        this.maxWait = maxWait;
+    }
+
+    /** Whether {@code path} is a drop-in endpoint, whose errors are shaped for the SDKs ({@link #shaped}). */
+    static boolean serves(String path) {
+        return path.equals(CHAT_COMPLETIONS) || path.equals(MESSAGES);
+    }
+
+    /**
+     * Validates the call on this thread, submits its job through group commit and returns: the answer is sent once
+     * the job is finished or the wait is over, and no thread waits meanwhile.
+     */
+    void call(HttpCall exchange, Principal caller, DropInFormat format, Executor executor, JobsApi.Later later)
+            throws IOException {
+        jobs.admit(caller);
+        String key = exchange.header("Idempotency-Key");
+        if (key == null) {
+            throw missingKey(format);
+        }
+        IdempotencyKey.problem(key).ifPresent(reason -> {
+            throw new Problem(400, "idempotency-key-invalid", "Invalid Idempotency-Key", reason);
+        });
+        DropInFormat.Call call = format.read(requestBody(exchange));
+        if (!call.problems().isEmpty()) {
+            metrics.submitted("http", "invalid");
+            throw invalid(call.problems());
+        }
+        Providers.Route route = providers.alias(call.model()).orElseThrow(() -> new Problem(404, "model-not-found",
+                "Unknown model alias", "model '" + call.model() + "' is not an alias of providers.yaml; the aliases "
+                + "are " + providers.aliases().keySet()));
+        ObjectNode request = Json.object();
+        request.put("contract", Passthrough.ID);
+        request.set("variables", call.variables());
+        request.put("target", route.target());
+        route.fallbacks().forEach(request.putArray("fallbacks")::add);
+        JobRequests.Validated validated = requests.validate(caller.ownerId(), key, request);
+        if (!validated.isValid()) {
+            metrics.submitted("http", "invalid");
+            throw invalid(validated.problems());
+        }
+        Duration wait = Prefer.waitFor(exchange.headers("Prefer"), maxWait).orElse(maxWait);
+        exchange.later();
+        jobs.submitValidated(validated.job()).whenCompleteAsync((outcome, error) -> {
+            boolean answered = true;
+            try {
+                if (error != null) {
+                    later.failed(exchange, error instanceof CompletionException && error.getCause() != null
+                            ? error.getCause() : error);
+                } else {
+                    answered = submitted(exchange, caller, format, call, outcome, wait, later);
+                }
+            } catch (IOException | RuntimeException e) {
+                later.failed(exchange, e);
+            } finally {
+                if (answered) {
+                    later.finished(exchange);
+                }
+            }
+        }, executor);
+    }
+
+    private JsonNode requestBody(HttpCall exchange) throws IOException {
+        JsonNode body = Exchanges.json(Exchanges.body(exchange, maxBodyBytes));
+        if (!body.isObject()) {
+            throw invalid(List.of("the request body must be a JSON object"));
+        }
+        return body;
+    }
+
+    /**
+     * The job is written (or was already): answers now if it is finished (true), else hands the exchange to a wait
+     * or a stream (false), which answers when the job is finished or the wait is over.
+     */
+    private boolean submitted(HttpCall exchange, Principal caller, DropInFormat format, DropInFormat.Call call,
+                           SubmitOutcome outcome, Duration wait, JobsApi.Later later) throws IOException {
+        Job job;
+        if (outcome instanceof SubmitOutcome.Created created) {
+            metrics.submitted("http", "created");
+            job = created.job();
+            log.info("event=job_created channel=http format={} job={} owner={} attempt={} provider={}", format.name(),
+                    job.id(), caller.ownerId(), created.firstAttempt().id(), created.firstAttempt().provider());
+        } else if (outcome instanceof SubmitOutcome.Replayed replayed) {
+            metrics.submitted("http", "replayed");
+            job = replayed.job();
+            exchange.setHeader("Idempotent-Replayed", "true");
+            log.info("event=job_replayed channel=http format={} job={} owner={}", format.name(), job.id(),
+                    caller.ownerId());
+        } else if (outcome instanceof SubmitOutcome.Conflict conflict) {
+            metrics.submitted("http", "conflict");
+            throw JobsApi.keyReused(conflict.existingJobId());
+        } else if (outcome instanceof SubmitOutcome.OverLimit over) {
+            metrics.submitted("http", over.limit() == SubmitOutcome.OverLimit.Limit.SPEND_CAP ? "over-budget"
+                    : "over-live-limit");
+            throw JobsApi.overLimit(over);
+        } else {
+            metrics.submitted("http", "refused");
+            log.error("event=job_refused channel=http owner={} reason=\"{}\"", caller.ownerId(),
+                    ((SubmitOutcome.Refused) outcome).reason());
+            throw new Problem(500, "internal", "Internal error", "the server could not store the request; nothing "
+                    + "was written");
+        }
+        exchange.setHeader("Location", "/v1/jobs/" + job.id());
+        exchange.setHeader(JOB_HEADER, job.id().toString());
+        DropInFormat.Finished.Head head = head(format, job, call.model());
+        if (call.stream()) {
+            if (job.status().isFinished() && job.status() != JobStatus.SUCCEEDED) {
+                throw unfinishedOrFailed(history(job.id()));
+            }
+            streams.follow(exchange, job.id(), format.stream(head, call.includeUsage()), wait, later);
+            return false;
+        }
+        if (job.status().isFinished()) {
+            answer(exchange, format, head, history(job.id()));
+            return true;
+        }
+        waits.whenFinished(exchange, job.id(), wait, history -> answer(exchange, format, head, history), later);
+        return false;
+    }
+
+    private JobHistory history(UUID jobId) {
+        return queries.history(jobId).orElseThrow(() -> Problem.notFound("no such job"));
+    }
+
+    /** The provider-shaped answer of a succeeded job, or the problem that says where the job is. */
+    private static void answer(HttpCall exchange, DropInFormat format, DropInFormat.Finished.Head head,
+                               JobHistory history) throws IOException {
+        Optional<DropInFormat.Finished> finished = succeeded(head, history);
+        if (finished.isEmpty()) {
+            throw unfinishedOrFailed(history);
+        }
+        exchange.setHeader(ATTEMPT_HEADER, history.job().completedBy().toString());
+        Exchanges.sendJson(exchange, 200, format.answer(finished.get()));
+    }
+
+    static final String JOB_HEADER = "onejob-job-id";
+    static final String ATTEMPT_HEADER = "onejob-attempt-id";
+
+    /** The answer of a succeeded job: its text and the winning attempt's usage; empty for any other job. */
+    static Optional<DropInFormat.Finished> succeeded(DropInFormat.Finished.Head head, JobHistory history) {
+        Job job = history.job();
+        if (job.status() != JobStatus.SUCCEEDED || job.result() == null) {
+            return Optional.empty();
+        }
+        Attempt winner = history.attempts().stream().filter(a -> a.id().equals(job.completedBy())).findFirst()
+                .orElse(null);
+        return Optional.of(new DropInFormat.Finished(head, text(job), winner == null ? null : winner.usage()));
+    }
+
+    /** A free-text answer's text, or a structured answer as JSON. */
+    static String text(Job job) {
+        boolean structured = job.request().path("variables").has("output_schema");
+        return structured ? Json.write(job.result()) : job.result().path("text").asText();
+    }
+
+    static DropInFormat.Finished.Head head(DropInFormat format, Job job, String model) {
+        String id = format == ANTHROPIC ? "msg_" + job.id().toString().replace("-", "") : "chatcmpl-" + job.id();
+        return new DropInFormat.Finished.Head(id, model, job.createdAt().getEpochSecond());
+    }
+
+    /**
+     * Where a job that has no answer to give stands: FAILED (422 when its answer broke the contract, else 502),
+     * CANCELLED (409), or not finished when the wait ended (504). Each names the job and its last attempt.
+     */
+    static Problem unfinishedOrFailed(JobHistory history) {
+        Job job = history.job();
+        Attempt last = history.attempts().isEmpty() ? null : history.attempts().get(history.attempts().size() - 1);
+        Problem problem;
+        if (job.status() == JobStatus.FAILED) {
+            boolean contract = "contract_violation".equals(job.errorCode())
+                    || last != null && "contract_violation".equals(last.errorCode());
+            String detail = "job " + job.id() + " FAILED: " + job.errorMessage() + "; a retry with the same "
+                    + "Idempotency-Key returns this answer again, a new key starts a new job";
+            problem = contract ? new Problem(422, "contract-violation", "The answer broke the contract", detail)
+                    : new Problem(502, "job-failed", "The job failed", detail);
+        } else if (job.status() == JobStatus.CANCELLED) {
+            problem = new Problem(409, "job-cancelled", "The job was cancelled", "job " + job.id()
+                    + " was cancelled; a new key starts a new job");
+        } else {
+            String attempt = last == null ? "" : "; its attempt " + last.id() + " on " + last.provider() + " is "
+                    + last.status();
+            problem = new Problem(504, "job-not-finished", "The job is not finished yet", "job " + job.id() + " is "
+                    + job.status() + attempt + (last != null && last.status().name().equals("UNKNOWN")
+                    ? " (the provider may still answer; an operator may resolve it)" : "")
+                    + "; a retry with the same Idempotency-Key attaches to this job and never starts a second one");
+        }
+        problem.with("job_id", job.id().toString()).with("job_status", job.status().name());
+        if (last != null) {
+            problem.with("attempt_id", last.id().toString()).with("attempt_status", last.status().name());
+        }
+        return problem;
+    }
+
+    private static Problem invalid(List<String> problems) {
+        return new Problem(400, "invalid-call", "The call cannot be passed through",
+                "the call cannot be passed through: " + String.join("; ", problems)).withErrors(problems);
+    }
+
+    private static Problem missingKey(DropInFormat format) {
+        String sdk = format == ANTHROPIC ? "Anthropic" : "OpenAI";
+        String detail = "every call needs an Idempotency-Key header naming the user's intent (the same key on every "
+                + "retry of it, a new key for a new intent); onejob makes one job per key. With the " + sdk
+                + " SDK, per request: Python extra_headers={\"Idempotency-Key\": key}; Java "
+                + "RequestOptions or params.toBuilder().putAdditionalHeader(\"Idempotency-Key\", key); TypeScript "
+                + "{ headers: { \"Idempotency-Key\": key } }. As a default for a client whose calls each name one "
+                + "intent: default_headers (Python), defaultHeaders (TypeScript), putHeader (Java). See "
+                + "docs/drop-in.md";
+        return new Problem(400, "idempotency-key-missing", "Idempotency-Key header required", detail);
+    }
+
+    /**
+     * A problem as the drop-in endpoints send it: the problem members, an {@code error} object as the SDKs read
+     * it ({@code message}, {@code type}, {@code code}, and the job's members), and {@code x-should-retry: false}
+     * except after 429 and 503, when nothing was written.
+     */
+    static Problem shaped(HttpCall exchange, Problem problem) {
+        if (problem.status() != 429 && problem.status() != 503) {
+            exchange.setHeader("x-should-retry", "false");
+        }
+        if (problem.status() == 504) {
+            exchange.setHeader("Retry-After", "5");
+        }
+        return problem.with("error", error(problem));
+    }
+
+    /** The {@code error} object of a problem: what both SDKs show as the message, and the job's members. */
+    static ObjectNode error(Problem problem) {
+        ObjectNode error = Json.object();
+        error.put("message", problem.getMessage());
+        error.put("type", problem.type().replace('-', '_'));
+        error.put("code", problem.type().replace('-', '_'));
+        for (String member : List.of("job_id", "job_status", "attempt_id", "attempt_status")) {
+            JsonNode value = problem.extension(member);
+            if (value != null) {
+                error.set(member, value);
+            }
+        }
+        return error;
+    }
+}

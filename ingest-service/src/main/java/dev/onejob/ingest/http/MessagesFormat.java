@@ -1,0 +1,181 @@
+package dev.onejob.ingest.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.onejob.core.billing.Usage;
+import dev.onejob.core.json.Json;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The Anthropic Messages format of the drop-in endpoints ({@code POST /v1/messages}).
+ *
+ * <p>Passes through {@code system} (a string or text blocks), {@code messages} ({@code user} and {@code assistant},
+ * text content only), {@code max_tokens} (required, as Anthropic requires it), {@code temperature}, {@code top_p},
+ * {@code stop_sequences}, and {@code output_config.format} of type {@code json_schema}, whose schema becomes the
+ * job's output schema. Accepts and ignores {@code metadata}. Refuses anything else (tools, images, thinking,
+ * {@code top_k}) with the parameter named.
+ */
+final class MessagesFormat implements DropInFormat {
+    private static final Set<String> PASSED = Set.of("model", "system", "messages", "max_tokens", "temperature",
+            "top_p", "stop_sequences", "output_config", "stream");
+    private static final Set<String> IGNORED = Set.of("metadata");
+
+    @Override
+    public String name() {
+        return "anthropic";
+    }
+
+    @Override
+    public Call read(JsonNode body) {
+        List<String> problems = new ArrayList<>();
+        ObjectNode variables = Json.object();
+        DropInFormat.unsupported(body, PASSED, IGNORED, problems);
+        String model = DropInFormat.model(body, problems);
+        JsonNode system = body.get("system");
+        if (system != null && !system.isNull()) {
+            String text = DropInFormat.text(system, "system", problems);
+            if (text != null && !text.isEmpty()) {
+                variables.put("system", text);
+            }
+        }
+        messages(body.get("messages"), variables, problems);
+        if (!body.path("max_tokens").isIntegralNumber()) {
+            problems.add("'max_tokens' is required: an integer");
+        } else {
+            variables.set("max_tokens", body.get("max_tokens"));
+        }
+        DropInFormat.number(body, "temperature", variables, "temperature", problems);
+        DropInFormat.number(body, "top_p", variables, "top_p", problems);
+        DropInFormat.stop(body.get("stop_sequences"), "stop_sequences", variables, problems);
+        outputConfig(body.get("output_config"), variables, problems);
+        boolean stream = DropInFormat.flag(body, "stream", problems);
+        return new Call(model, variables, stream, true, problems);
+    }
+
+    private static void messages(JsonNode messages, ObjectNode variables, List<String> problems) {
+        if (messages == null || !messages.isArray() || messages.isEmpty()) {
+            problems.add("'messages' is required: a non-empty array");
+            return;
+        }
+        ArrayNode turns = variables.putArray("messages");
+        for (int i = 0; i < messages.size(); i++) {
+            JsonNode message = messages.get(i);
+            String role = message.path("role").asText("");
+            if (!role.equals("user") && !role.equals("assistant")) {
+                problems.add("messages[" + i + "].role must be 'user' or 'assistant'");
+                continue;
+            }
+            String text = DropInFormat.text(message.get("content"), "messages[" + i + "].content", problems);
+            if (text != null) {
+                turns.addObject().put("role", role).put("content", text);
+            }
+        }
+    }
+
+    private static void outputConfig(JsonNode config, ObjectNode variables, List<String> problems) {
+        if (config == null || config.isNull()) {
+            return;
+        }
+        config.fieldNames().forEachRemaining(name -> {
+            if (!name.equals("format")) {
+                problems.add("output_config." + name + " is not passed through (output_config.format is)");
+            }
+        });
+        JsonNode format = config.get("format");
+        if (format == null || format.isNull()) {
+            return;
+        }
+        if (!"json_schema".equals(format.path("type").asText()) || !format.path("schema").isObject()) {
+            problems.add("output_config.format must be {\"type\": \"json_schema\", \"schema\": {...}}");
+            return;
+        }
+        variables.set("output_schema", format.get("schema"));
+    }
+
+    @Override
+    public ObjectNode answer(Finished finished) {
+        ObjectNode message = message(finished.head());
+        message.putArray("content").addObject().put("type", "text").put("text", finished.text());
+        message.put("stop_reason", "end_turn");
+        message.putNull("stop_sequence");
+        message.set("usage", usage(finished.usage(), false));
+        return message;
+    }
+
+    private static ObjectNode message(Finished.Head head) {
+        ObjectNode message = Json.object();
+        message.put("id", head.id());
+        message.put("type", "message");
+        message.put("role", "assistant");
+        message.put("model", head.model());
+        return message;
+    }
+
+    /**
+     * Anthropic's {@code input_tokens} counts only the uncached input, and cache reads are reported apart; onejob
+     * keeps the total and the cached part, so the uncached part is their difference.
+     */
+    private static ObjectNode usage(Usage usage, boolean outputOnly) {
+        ObjectNode node = Json.object();
+        if (usage == null) {
+            usage = new Usage(0, 0, 0);
+        }
+        if (!outputOnly) {
+            node.put("input_tokens", usage.inputTokens() - usage.cachedInputTokens());
+            node.put("cache_read_input_tokens", usage.cachedInputTokens());
+            node.put("cache_creation_input_tokens", 0);
+        }
+        node.put("output_tokens", usage.outputTokens());
+        return node;
+    }
+
+    @Override
+    public StreamEvents stream(Finished.Head head, boolean includeUsage) {
+        return new StreamEvents() {
+            @Override
+            public List<String> start() {
+                ObjectNode message = message(head);
+                message.putArray("content");
+                message.putNull("stop_reason");
+                message.putNull("stop_sequence");
+                message.set("usage", Json.object().put("input_tokens", 0).put("output_tokens", 0));
+                ObjectNode block = Json.object().put("type", "content_block_start").put("index", 0);
+                block.putObject("content_block").put("type", "text").put("text", "");
+                return List.of(
+                        DropInFormat.event("message_start", Json.object().put("type", "message_start")
+                                .set("message", message)),
+                        DropInFormat.event("content_block_start", block));
+            }
+
+            @Override
+            public List<String> delta(String text) {
+                ObjectNode delta = Json.object().put("type", "content_block_delta").put("index", 0);
+                delta.putObject("delta").put("type", "text_delta").put("text", text);
+                return List.of(DropInFormat.event("content_block_delta", delta));
+            }
+
+            @Override
+            public List<String> end(Usage usage) {
+                ObjectNode delta = Json.object().put("type", "message_delta");
+                delta.putObject("delta").put("stop_reason", "end_turn").putNull("stop_sequence");
+                ObjectNode full = usage(usage, false);
+                delta.set("usage", full);
+                return List.of(
+                        DropInFormat.event("content_block_stop", Json.object().put("type", "content_block_stop")
+                                .put("index", 0)),
+                        DropInFormat.event("message_delta", delta),
+                        DropInFormat.event("message_stop", Json.object().put("type", "message_stop")));
+            }
+
+            @Override
+            public String error(ObjectNode error) {
+                ObjectNode event = Json.object().put("type", "error");
+                event.set("error", error);
+                return DropInFormat.event("error", event);
+            }
+        };
+    }
+}

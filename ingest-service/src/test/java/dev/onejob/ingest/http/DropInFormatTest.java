@@ -1,0 +1,120 @@
+package dev.onejob.ingest.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.onejob.core.billing.Usage;
+import dev.onejob.core.json.Json;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** How the two wire formats read a call into passthrough variables, and shape an answer. */
+class DropInFormatTest {
+
+    @Test
+    void anOpenAiCallBecomesTheNeutralVariables() {
+        // given
+        JsonNode body = Json.parse("""
+                {"model":"fast","messages":[
+                  {"role":"system","content":"Be brief."},
+                  {"role":"developer","content":[{"type":"text","text":"Answer in JSON."}]},
+                  {"role":"user","content":"Hi"},
+                  {"role":"assistant","content":"Hello"},
+                  {"role":"user","content":[{"type":"text","text":"How "},{"type":"text","text":"are you?"}]}],
+                 "temperature":0.2,"top_p":0.9,"max_completion_tokens":50,"stop":"END","user":"u-1","n":1,
+                 "response_format":{"type":"json_schema","json_schema":{"name":"mood","strict":true,
+                   "schema":{"type":"object","properties":{"mood":{"type":"string"}},"required":["mood"]}}},
+                 "stream":true,"stream_options":{"include_usage":true}}""");
+
+        // when
+        DropInFormat.Call call = DropInApi.OPENAI.read(body);
+
+        // then
+        assertEquals(List.of(), call.problems());
+        assertEquals("fast", call.model());
+        assertTrue(call.stream() && call.includeUsage());
+        assertEquals(Json.parse("""
+                {"messages":[{"role":"user","content":"Hi"},{"role":"assistant","content":"Hello"},
+                             {"role":"user","content":"How are you?"}],
+                 "system":"Be brief.\\nAnswer in JSON.","temperature":0.2,"top_p":0.9,"max_tokens":50,
+                 "stop":["END"],"output_schema":{"type":"object","properties":{"mood":{"type":"string"}},
+                 "required":["mood"]},"schema_name":"mood"}"""), call.variables());
+    }
+
+    @Test
+    void whatCannotBePassedThroughFaithfullyIsRefusedByName() {
+        // when
+        DropInFormat.Call call = DropInApi.OPENAI.read(Json.parse("""
+                {"model":"fast","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"x"}}]},
+                  {"role":"tool","content":"42"}],"tools":[],"logprobs":true,"n":2,
+                 "response_format":{"type":"json_object"},"stream_options":{"include_usage":true}}"""));
+
+        // then each is named
+        String all = String.join("\n", call.problems());
+        for (String named : List.of("tools", "logprobs", "'n' must be 1", "image_url", "role 'tool'", "json_object",
+                "'stream_options' is only allowed")) {
+            assertTrue(all.contains(named), named + " in " + all);
+        }
+    }
+
+    @Test
+    void anAnthropicCallBecomesTheSameNeutralVariables() {
+        // when
+        DropInFormat.Call call = DropInApi.ANTHROPIC.read(Json.parse("""
+                {"model":"careful","max_tokens":300,"system":[{"type":"text","text":"Be brief."}],
+                 "messages":[{"role":"user","content":"Hi"}],"stop_sequences":["END"],"metadata":{"user_id":"u"},
+                 "output_config":{"format":{"type":"json_schema","schema":{"type":"object"}}}}"""));
+
+        // then
+        assertEquals(List.of(), call.problems());
+        assertEquals(Json.parse("""
+                {"system":"Be brief.","messages":[{"role":"user","content":"Hi"}],"max_tokens":300,"stop":["END"],
+                 "output_schema":{"type":"object"}}"""), call.variables());
+        assertFalse(call.stream());
+    }
+
+    @Test
+    void anAnthropicCallWithoutMaxTokensOrWithToolsIsRefused() {
+        DropInFormat.Call call = DropInApi.ANTHROPIC.read(Json.parse("""
+                {"model":"careful","messages":[{"role":"user","content":"Hi"}],"tools":[],"top_k":3}"""));
+
+        String all = String.join("\n", call.problems());
+        assertTrue(all.contains("max_tokens") && all.contains("tools") && all.contains("top_k"), all);
+    }
+
+    @Test
+    void answersHaveTheProvidersShapesWithTheWinnersUsage() {
+        // given
+        DropInFormat.Finished finished = new DropInFormat.Finished(new DropInFormat.Finished.Head("id-1", "fast", 7),
+                "Hello", new Usage(100, 20, 30));
+
+        // when
+        JsonNode openAi = DropInApi.OPENAI.answer(finished);
+        JsonNode anthropic = DropInApi.ANTHROPIC.answer(finished);
+
+        // then
+        assertEquals("Hello", openAi.at("/choices/0/message/content").asText());
+        assertEquals(120, openAi.at("/usage/total_tokens").asLong());
+        assertEquals(30, openAi.at("/usage/prompt_tokens_details/cached_tokens").asLong());
+        assertEquals("Hello", anthropic.at("/content/0/text").asText());
+        // Anthropic counts the uncached input apart from the cache reads
+        assertEquals(70, anthropic.at("/usage/input_tokens").asLong());
+        assertEquals(30, anthropic.at("/usage/cache_read_input_tokens").asLong());
+    }
+
+    @Test
+    void aStreamEndsWithTheUsageAndDoneOnlyWhenAsked() {
+        DropInFormat.Finished.Head head = new DropInFormat.Finished.Head("id-1", "fast", 7);
+        List<String> withUsage = DropInApi.OPENAI.stream(head, true).end(new Usage(1, 2, 0));
+        List<String> without = DropInApi.OPENAI.stream(head, false).end(new Usage(1, 2, 0));
+
+        assertEquals(3, withUsage.size());
+        assertTrue(withUsage.get(1).contains("\"completion_tokens\":2"), withUsage.get(1));
+        assertEquals("data: [DONE]\n\n", withUsage.get(2));
+        assertEquals(2, without.size());
+        assertTrue(DropInApi.ANTHROPIC.stream(head, true).end(new Usage(1, 2, 0)).get(2)
+                .startsWith("event: message_stop\n"));
+    }
+}

@@ -1,0 +1,360 @@
+package dev.onejob.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.anthropic.client.AnthropicClient;
+import com.anthropic.client.okhttp.AnthropicOkHttpClient;
+import com.anthropic.models.messages.Message;
+import com.anthropic.models.messages.MessageCreateParams;
+import com.anthropic.models.messages.RawMessageStreamEvent;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.openai.client.OpenAIClient;
+import com.openai.client.okhttp.OpenAIOkHttpClient;
+import com.openai.core.JsonValue;
+import com.openai.core.http.HttpResponseFor;
+import com.openai.core.http.StreamResponse;
+import com.openai.errors.OpenAIServiceException;
+import com.openai.models.ResponseFormatJsonSchema;
+import com.openai.models.chat.completions.ChatCompletion;
+import com.openai.models.chat.completions.ChatCompletionChunk;
+import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import dev.onejob.core.json.Json;
+import dev.onejob.simulator.Behaviour;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The drop-in endpoints with the providers' official SDKs as the clients, pointed at the ingest service of the whole
+ * pipeline (simulators behind it, speaking the real wire protocols). The aliases: {@code fast} is primary (OpenAI
+ * wire, soft timeout 1 s) then backup (Anthropic wire), {@code careful} is backup then primary, {@code primary-only}
+ * is primary alone.
+ */
+class DropInIT {
+    private static PipelineFixture pipeline;
+    private static OpenAIClient openAi;
+    private static AnthropicClient anthropic;
+
+    @BeforeAll
+    static void start() throws Exception {
+        pipeline = new PipelineFixture();
+        openAi = openAiFor("alice");
+        anthropic = AnthropicOkHttpClient.builder().baseUrl(pipeline.baseUrl()).apiKey(pipeline.tokens.get("alice"))
+                .build();
+    }
+
+    @AfterAll
+    static void stop() {
+        openAi.close();
+        anthropic.close();
+        pipeline.close();
+    }
+
+    @AfterEach
+    void resetSimulators() {
+        pipeline.stack.services().simulators().values().forEach(sim -> sim.resetBehaviours());
+    }
+
+    private static OpenAIClient openAiFor(String owner) {
+        return OpenAIOkHttpClient.builder().baseUrl(pipeline.baseUrl() + "/v1").apiKey(pipeline.tokens.get(owner))
+                .build();
+    }
+
+    private static ChatCompletionCreateParams chat(String model, String key, String text) {
+        ChatCompletionCreateParams.Builder params = ChatCompletionCreateParams.builder().model(model)
+                .addSystemMessage("Answer briefly.").addUserMessage(text).temperature(0.0);
+        if (key != null) {
+            params.putAdditionalHeader("Idempotency-Key", key);
+        }
+        return params.build();
+    }
+
+    private static String key() {
+        return "dropin-" + UUID.randomUUID();
+    }
+
+    private static String header(HttpResponseFor<?> response, String name) {
+        return response.headers().values(name).stream().findFirst().orElse(null);
+    }
+
+    @Test
+    void aRetriedCallWithOneKeyMakesOneProviderCall() {
+        // given one intent, one key
+        String key = key();
+
+        // when the app's call is sent twice with it
+        HttpResponseFor<ChatCompletion> first = openAi.chat().completions().withRawResponse()
+                .create(chat("fast", key, "I loved it"));
+        HttpResponseFor<ChatCompletion> second = openAi.chat().completions().withRawResponse()
+                .create(chat("fast", key, "I loved it"));
+
+        // then both answer with the same job's answer, and the provider was called once
+        ChatCompletion answer = first.parse();
+        String text = answer.choices().get(0).message().content().orElseThrow();
+        assertTrue(!text.isEmpty(), "an answer: " + answer);
+        assertEquals(text, second.parse().choices().get(0).message().content().orElseThrow());
+        assertEquals(answer.id(), second.parse().id());
+        String jobId = header(first, "onejob-job-id");
+        String attemptId = header(first, "onejob-attempt-id");
+        assertEquals(jobId, header(second, "onejob-job-id"));
+        assertEquals("true", header(second, "idempotent-replayed"));
+        assertEquals(1, pipeline.simulator("primary").requestsWithIdempotencyKey(attemptId));
+        // and the usage is the winning attempt's, as the ledger billed it
+        JsonNode job = pipeline.job(jobId);
+        JsonNode usage = job.path("attempts").get(0).path("usage");
+        assertEquals(usage.path("input_tokens").asLong(), answer.usage().orElseThrow().promptTokens());
+        assertEquals(usage.path("output_tokens").asLong(), answer.usage().orElseThrow().completionTokens());
+        assertEquals("passthrough", job.path("contract").asText());
+    }
+
+    @Test
+    void aCallWithoutAKeyIsRefusedAndSaysHowToSetOne() {
+        // when
+        OpenAIServiceException refused = assertThrows(OpenAIServiceException.class,
+                () -> openAi.chat().completions().create(chat("fast", null, "I loved it")));
+
+        // then 400, naming the header and the SDK options, and nothing was written or called
+        assertEquals(400, refused.statusCode());
+        assertTrue(refused.getMessage().contains("Idempotency-Key"), refused.getMessage());
+        assertTrue(refused.getMessage().contains("extra_headers"), refused.getMessage());
+    }
+
+    @Test
+    void aTimeoutLeavesTheJobUnknownAndARetryWithTheKeyAttachesToIt() {
+        // given a primary that answers only after 4 s (its soft timeout is 1 s)
+        pipeline.simulator("primary").setDefaultBehaviour(Behaviour.hangThenAnswer(Duration.ofSeconds(4)));
+        String key = key();
+        double before = pipeline.requests("POST /v1/chat/completions", 504);
+
+        // when the call waits 2 s at most
+        OpenAIServiceException timedOut = assertThrows(OpenAIServiceException.class,
+                () -> openAi.chat().completions().create(chat("fast", key, "I loved it").toBuilder()
+                        .putAdditionalHeader("Prefer", "wait=2").build()));
+
+        // then 504 naming the job, its UNKNOWN attempt, and telling the SDK not to retry: it sent it once
+        assertEquals(504, timedOut.statusCode());
+        assertEquals("false", timedOut.headers().values("x-should-retry").get(0));
+        JsonNode error = errorOf(timedOut);
+        String jobId = error.path("job_id").asText();
+        assertEquals("UNKNOWN", error.path("attempt_status").asText(), error.toString());
+        assertEquals(jobId, pipeline.job(jobId).path("id").asText(), error.toString());
+        assertEquals("UNKNOWN", pipeline.job(jobId).path("attempts").get(0).path("status").asText());
+        assertEquals(before + 1, pipeline.requests("POST /v1/chat/completions", 504));
+
+        // when the app retries with the same key, waiting long enough this time
+        HttpResponseFor<ChatCompletion> retried = openAi.chat().completions().withRawResponse()
+                .create(chat("fast", key, "I loved it"));
+
+        // then it attached to the same job, whose one attempt's late answer won; no second call, no failover
+        assertEquals(jobId, header(retried, "onejob-job-id"));
+        JsonNode job = pipeline.job(jobId);
+        assertEquals("SUCCEEDED", job.path("status").asText());
+        assertEquals(1, job.path("attempts").size(), job.toString());
+        assertEquals(1, pipeline.simulator("primary").requestsWithIdempotencyKey(header(retried, "onejob-attempt-id")));
+        assertEquals(0, pipeline.simulator("backup").requestsWithIdempotencyKey(header(retried, "onejob-attempt-id")));
+    }
+
+    @Test
+    void a500FromThePrimaryFailsOverToTheCertifiedBackup() {
+        // given a primary that fails
+        pipeline.simulator("primary").setDefaultBehaviour(Behaviour.status(500));
+
+        // when
+        HttpResponseFor<ChatCompletion> answered = openAi.chat().completions().withRawResponse()
+                .create(chat("fast", key(), "I loved it"));
+
+        // then the backup (another wire protocol) answered, as the second attempt of the one job
+        assertTrue(answered.parse().choices().get(0).message().content().isPresent());
+        JsonNode job = pipeline.job(header(answered, "onejob-job-id"));
+        assertEquals(2, job.path("attempts").size(), job.toString());
+        assertEquals("FAILED", job.path("attempts").get(0).path("status").asText());
+        assertEquals("backup", job.path("attempts").get(1).path("provider").asText());
+        assertEquals(job.path("attempts").get(1).path("id").asText(), header(answered, "onejob-attempt-id"));
+    }
+
+    @Test
+    void aStructuredAnswerFollowsTheCallersSchemaAndAnInventedKeyFailsTheContract() {
+        // given a call with a JSON schema for its answer
+        ChatCompletionCreateParams structured = chat("primary-only", key(), "I loved it").toBuilder()
+                .responseFormat(ResponseFormatJsonSchema.builder().jsonSchema(ResponseFormatJsonSchema.JsonSchema
+                        .builder().name("verdict").strict(true).schema(ResponseFormatJsonSchema.JsonSchema.Schema
+                                .builder()
+                                .putAdditionalProperty("type", JsonValue.from("object"))
+                                .putAdditionalProperty("required", JsonValue.from(List.of("sentiment")))
+                                .putAdditionalProperty("properties", JsonValue.from(Map.of("sentiment",
+                                        Map.of("enum", List.of("positive", "negative", "neutral"))))).build())
+                        .build()).build()).build();
+
+        // when it is answered
+        ChatCompletion answer = openAi.chat().completions().create(structured);
+
+        // then the content is JSON following the schema
+        JsonNode content = Json.parse(answer.choices().get(0).message().content().orElseThrow());
+        assertEquals(1, content.size(), content.toString());
+        assertTrue(content.path("sentiment").isTextual(), content.toString());
+
+        // when the provider invents a key the schema does not define
+        pipeline.simulator("primary").setDefaultBehaviour(Behaviour.inventKey("confidence"));
+        ChatCompletionCreateParams again = structured.toBuilder().replaceAdditionalHeaders("Idempotency-Key", key())
+                .build();
+        OpenAIServiceException broken = assertThrows(OpenAIServiceException.class,
+                () -> openAi.chat().completions().create(again));
+
+        // then the job FAILED its contract: 422, not retried
+        assertEquals(422, broken.statusCode());
+        assertTrue(broken.getMessage().contains("confidence"), broken.getMessage());
+        assertEquals("false", broken.headers().values("x-should-retry").get(0));
+    }
+
+    @Test
+    void anAnthropicCallIsAJobToo() {
+        // when
+        MessageCreateParams params = MessageCreateParams.builder().model("careful").maxTokens(200)
+                .system("Answer briefly.").addUserMessage("I loved it")
+                .putAdditionalHeader("Idempotency-Key", key()).build();
+        Message first = anthropic.messages().create(params);
+        Message second = anthropic.messages().create(params);
+
+        // then one job, one call, the same answer
+        String text = first.content().get(0).text().orElseThrow().text();
+        assertTrue(!text.isEmpty());
+        assertEquals(first.id(), second.id());
+        assertEquals(text, second.content().get(0).text().orElseThrow().text());
+        assertTrue(first.usage().outputTokens() > 0, first.usage().toString());
+    }
+
+    @Test
+    void streamingRelaysTheLiveAttemptAndAReplayStreamsTheStoredResult() {
+        // given
+        String key = key();
+
+        // when the call is streamed
+        String streamed;
+        int pieces;
+        try (StreamResponse<ChatCompletionChunk> stream = openAi.chat().completions().createStreaming(
+                chat("primary-only", key, "Tell me a long story about a parcel"))) {
+            List<String> texts = stream.stream().flatMap(chunk -> chunk.choices().stream())
+                    .flatMap(choice -> choice.delta().content().stream()).filter(t -> !t.isEmpty()).toList();
+            streamed = String.join("", texts);
+            pieces = texts.size();
+        }
+
+        // then it was relayed in several pieces, which make the job's stored answer
+        assertTrue(pieces > 1, "pieces: " + pieces);
+        String stored = openAi.chat().completions().create(chat("primary-only", key, "Tell me a long story about a parcel"))
+                .choices().get(0).message().content().orElseThrow();
+        assertEquals(stored, streamed);
+
+        // and a replay of the finished job streams the stored result
+        try (StreamResponse<ChatCompletionChunk> replay = openAi.chat().completions().createStreaming(
+                chat("primary-only", key, "Tell me a long story about a parcel"))) {
+            assertEquals(stored, replay.stream().flatMap(chunk -> chunk.choices().stream())
+                    .flatMap(choice -> choice.delta().content().stream()).collect(Collectors.joining()));
+        }
+    }
+
+    @Test
+    void anAnthropicStreamRelaysTheBackupsPieces() {
+        // when
+        MessageCreateParams params = MessageCreateParams.builder().model("careful").maxTokens(300)
+                .addUserMessage("Tell me a long story about a parcel")
+                .putAdditionalHeader("Idempotency-Key", key()).build();
+        StringBuilder text = new StringBuilder();
+        int[] deltas = {0};
+        try (var stream = anthropic.messages().createStreaming(params)) {
+            stream.stream().forEach((RawMessageStreamEvent event) -> event.contentBlockDelta()
+                    .flatMap(delta -> delta.delta().text()).ifPresent(t -> {
+                        text.append(t.text());
+                        deltas[0]++;
+                    }));
+        }
+
+        // then
+        assertTrue(deltas[0] > 1, "deltas: " + deltas[0]);
+        assertEquals(anthropic.messages().create(params).content().get(0).text().orElseThrow().text(),
+                text.toString());
+    }
+
+    @Test
+    void aStreamWhoseAttemptFailsEndsWithAnErrorNamingTheJob() {
+        // given a primary that fails, and no fallback
+        pipeline.simulator("primary").setDefaultBehaviour(Behaviour.status(500));
+
+        // when the call is streamed
+        RuntimeException failed = assertThrows(RuntimeException.class, () -> {
+            try (StreamResponse<ChatCompletionChunk> stream = openAi.chat().completions().createStreaming(
+                    chat("primary-only", key(), "Tell me a long story about a parcel"))) {
+                stream.stream().forEach(chunk -> { });
+            }
+        });
+
+        // then the stream ends with an error event naming the job and its state
+        assertTrue(failed.getMessage().contains("job ") && failed.getMessage().contains("FAILED"), failed.toString());
+    }
+
+    @Test
+    void aStreamCutShortLeavesTheAttemptUnknownAndTheStreamEndsNamingTheJob() {
+        // given a primary whose stream breaks after three events: it may have finished (and billed) the answer
+        pipeline.simulator("primary").setDefaultBehaviour(Behaviour.failMidStream(3));
+        String key = key();
+
+        // when the call is streamed, waiting 3 s at most
+        StringBuilder relayed = new StringBuilder();
+        RuntimeException ended = assertThrows(RuntimeException.class, () -> {
+            try (StreamResponse<ChatCompletionChunk> stream = openAi.chat().completions().createStreaming(
+                    chat("primary-only", key, "Tell me a long story about a parcel").toBuilder()
+                            .putAdditionalHeader("Prefer", "wait=3").build())) {
+                stream.stream().flatMap(chunk -> chunk.choices().stream())
+                        .flatMap(choice -> choice.delta().content().stream()).forEach(relayed::append);
+            }
+        });
+
+        // then the pieces that came were relayed, and the stream ended with an error naming the UNKNOWN attempt
+        assertTrue(ended.getMessage().contains("UNKNOWN") && ended.getMessage().contains("job "), ended.toString());
+        String jobId = Json.parse(pipeline.send("GET", "/v1/jobs?idempotency_key=" + key, "alice", Map.of(), null)
+                .body()).path("id").asText();
+        assertEquals("UNKNOWN", pipeline.job(jobId).path("attempts").get(0).path("status").asText());
+        assertEquals(1, pipeline.job(jobId).path("attempts").size());
+    }
+
+    @Test
+    void ownersAreIsolated() {
+        // given alice's job under a key
+        String key = key();
+        HttpResponseFor<ChatCompletion> alices = openAi.chat().completions().withRawResponse()
+                .create(chat("fast", key, "I loved it"));
+
+        // when bob sends the same key
+        OpenAIClient bob = openAiFor("bob");
+        try {
+            HttpResponseFor<ChatCompletion> bobs = bob.chat().completions().withRawResponse()
+                    .create(chat("fast", key, "I loved it"));
+
+            // then bob got a job of his own, and cannot read alice's
+            assertNotEquals(header(alices, "onejob-job-id"), header(bobs, "onejob-job-id"));
+            assertEquals(404, pipeline.send("GET", "/v1/jobs/" + header(alices, "onejob-job-id"), "bob", Map.of(),
+                    null).statusCode());
+        } finally {
+            bob.close();
+        }
+    }
+
+    /** The {@code error} object of a drop-in error's body, as the SDK received it. */
+    private static JsonNode errorOf(OpenAIServiceException e) {
+        try {
+            JsonNode body = Json.parse(com.openai.core.ObjectMappers.jsonMapper().writeValueAsString(e.body()));
+            return body.has("error") ? body.get("error") : body;
+        } catch (com.fasterxml.jackson.core.JsonProcessingException failed) {
+            throw new IllegalStateException(failed);
+        }
+    }
+}

@@ -99,6 +99,11 @@ public final class DevCommand implements Callable<Integer> {
                 + " -H 'Content-Type: application/json'"
                 + " -d '{\"contract\":\"sentiment\",\"variables\":{\"text\":\"I loved it\"},"
                 + "\"target\":\"primary\",\"fallbacks\":[\"backup\"]}'");
+        out.println("  drop-in      curl -s http://localhost:" + stack.httpPort() + "/v1/chat/completions"
+                + " -H 'Authorization: Bearer " + alice + "' -H 'Idempotency-Key: demo-2'"
+                + " -H 'Content-Type: application/json'"
+                + " -d '{\"model\":\"fast\",\"messages\":[{\"role\":\"user\",\"content\":\"I loved it\"}]}'"
+                + "  (OpenAI and Anthropic SDKs: docs/drop-in.md)");
         out.println("  operator     ONEJOB_TOKEN=" + stack.devTokens().getOrDefault("ops", "$TOKEN")
                 + " ./onejob jobs list   (the commands find this stack through " + stackFile + ")");
         stack.services().simulators().forEach((name, sim) ->

@@ -9,17 +9,14 @@ import com.anthropic.client.AnthropicClient;
 import com.anthropic.client.okhttp.AnthropicOkHttpClient;
 import com.anthropic.models.messages.Message;
 import com.anthropic.models.messages.MessageCreateParams;
-import com.anthropic.models.messages.RawMessageStreamEvent;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.openai.client.OpenAIClient;
 import com.openai.client.okhttp.OpenAIOkHttpClient;
 import com.openai.core.JsonValue;
 import com.openai.core.http.HttpResponseFor;
-import com.openai.core.http.StreamResponse;
 import com.openai.errors.OpenAIServiceException;
 import com.openai.models.ResponseFormatJsonSchema;
 import com.openai.models.chat.completions.ChatCompletion;
-import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import dev.onejob.core.json.Json;
 import dev.onejob.simulator.Behaviour;
@@ -27,7 +24,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -69,7 +65,7 @@ class DropInIT {
                 .build();
     }
 
-    private static ChatCompletionCreateParams chat(String model, String key, String text) {
+    static ChatCompletionCreateParams chat(String model, String key, String text) {
         ChatCompletionCreateParams.Builder params = ChatCompletionCreateParams.builder().model(model)
                 .addSystemMessage("Answer briefly.").addUserMessage(text).temperature(0.0);
         if (key != null) {
@@ -78,7 +74,7 @@ class DropInIT {
         return params.build();
     }
 
-    private static String key() {
+    static String key() {
         return "dropin-" + UUID.randomUUID();
     }
 
@@ -230,100 +226,6 @@ class DropInIT {
         assertEquals(first.id(), second.id());
         assertEquals(text, second.content().get(0).text().orElseThrow().text());
         assertTrue(first.usage().outputTokens() > 0, first.usage().toString());
-    }
-
-    @Test
-    void streamingRelaysTheLiveAttemptAndAReplayStreamsTheStoredResult() {
-        // given
-        String key = key();
-
-        // when the call is streamed
-        String streamed;
-        int pieces;
-        try (StreamResponse<ChatCompletionChunk> stream = openAi.chat().completions().createStreaming(
-                chat("primary-only", key, "Tell me a long story about a parcel"))) {
-            List<String> texts = stream.stream().flatMap(chunk -> chunk.choices().stream())
-                    .flatMap(choice -> choice.delta().content().stream()).filter(t -> !t.isEmpty()).toList();
-            streamed = String.join("", texts);
-            pieces = texts.size();
-        }
-
-        // then it was relayed in several pieces, which make the job's stored answer
-        assertTrue(pieces > 1, "pieces: " + pieces);
-        String stored = openAi.chat().completions().create(chat("primary-only", key, "Tell me a long story about a parcel"))
-                .choices().get(0).message().content().orElseThrow();
-        assertEquals(stored, streamed);
-
-        // and a replay of the finished job streams the stored result
-        try (StreamResponse<ChatCompletionChunk> replay = openAi.chat().completions().createStreaming(
-                chat("primary-only", key, "Tell me a long story about a parcel"))) {
-            assertEquals(stored, replay.stream().flatMap(chunk -> chunk.choices().stream())
-                    .flatMap(choice -> choice.delta().content().stream()).collect(Collectors.joining()));
-        }
-    }
-
-    @Test
-    void anAnthropicStreamRelaysTheBackupsPieces() {
-        // when
-        MessageCreateParams params = MessageCreateParams.builder().model("careful").maxTokens(300)
-                .addUserMessage("Tell me a long story about a parcel")
-                .putAdditionalHeader("Idempotency-Key", key()).build();
-        StringBuilder text = new StringBuilder();
-        int[] deltas = {0};
-        try (var stream = anthropic.messages().createStreaming(params)) {
-            stream.stream().forEach((RawMessageStreamEvent event) -> event.contentBlockDelta()
-                    .flatMap(delta -> delta.delta().text()).ifPresent(t -> {
-                        text.append(t.text());
-                        deltas[0]++;
-                    }));
-        }
-
-        // then
-        assertTrue(deltas[0] > 1, "deltas: " + deltas[0]);
-        assertEquals(anthropic.messages().create(params).content().get(0).text().orElseThrow().text(),
-                text.toString());
-    }
-
-    @Test
-    void aStreamWhoseAttemptFailsEndsWithAnErrorNamingTheJob() {
-        // given a primary that fails, and no fallback
-        pipeline.simulator("primary").setDefaultBehaviour(Behaviour.status(500));
-
-        // when the call is streamed
-        RuntimeException failed = assertThrows(RuntimeException.class, () -> {
-            try (StreamResponse<ChatCompletionChunk> stream = openAi.chat().completions().createStreaming(
-                    chat("primary-only", key(), "Tell me a long story about a parcel"))) {
-                stream.stream().forEach(chunk -> { });
-            }
-        });
-
-        // then the stream ends with an error event naming the job and its state
-        assertTrue(failed.getMessage().contains("job ") && failed.getMessage().contains("FAILED"), failed.toString());
-    }
-
-    @Test
-    void aStreamCutShortLeavesTheAttemptUnknownAndTheStreamEndsNamingTheJob() {
-        // given a primary whose stream breaks after three events: it may have finished (and billed) the answer
-        pipeline.simulator("primary").setDefaultBehaviour(Behaviour.failMidStream(3));
-        String key = key();
-
-        // when the call is streamed, waiting 3 s at most
-        StringBuilder relayed = new StringBuilder();
-        RuntimeException ended = assertThrows(RuntimeException.class, () -> {
-            try (StreamResponse<ChatCompletionChunk> stream = openAi.chat().completions().createStreaming(
-                    chat("primary-only", key, "Tell me a long story about a parcel").toBuilder()
-                            .putAdditionalHeader("Prefer", "wait=3").build())) {
-                stream.stream().flatMap(chunk -> chunk.choices().stream())
-                        .flatMap(choice -> choice.delta().content().stream()).forEach(relayed::append);
-            }
-        });
-
-        // then the pieces that came were relayed, and the stream ended with an error naming the UNKNOWN attempt
-        assertTrue(ended.getMessage().contains("UNKNOWN") && ended.getMessage().contains("job "), ended.toString());
-        String jobId = Json.parse(pipeline.send("GET", "/v1/jobs?idempotency_key=" + key, "alice", Map.of(), null)
-                .body()).path("id").asText();
-        assertEquals("UNKNOWN", pipeline.job(jobId).path("attempts").get(0).path("status").asText());
-        assertEquals(1, pipeline.job(jobId).path("attempts").size());
     }
 
     @Test

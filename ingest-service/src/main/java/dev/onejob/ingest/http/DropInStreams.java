@@ -26,7 +26,8 @@ import java.util.concurrent.ScheduledFuture;
  *       first piece (a retry attaching mid-answer) relays nothing live and sends the stored result once the job has
  *       succeeded, as one piece;</li>
  *   <li>a job already succeeded: its stored result, as one piece (a replay);</li>
- *   <li>an attempt that fails after its pieces were relayed, a job that fails, or a wait that ends first: an error
+ *   <li>an attempt that fails after its pieces were relayed, a job that fails, or a wait that ends first (for a
+ *       stream whose pieces flow, the wait bounds the silence between pieces, not the whole answer): an error
  *       event naming the job, its state and its attempt; the job itself goes on as the ledger decides, and a retry
  *       with the same key attaches to it.</li>
  * </ul>
@@ -48,7 +49,7 @@ final class DropInStreams {
     void follow(HttpCall exchange, UUID jobId, DropInFormat.StreamEvents events, Duration wait, JobsApi.Later later)
             throws IOException {
         HttpCall.Stream stream = exchange.stream(200, EventsApi.EVENT_STREAM + "; charset=utf-8");
-        Relay relay = new Relay(jobId, stream, events);
+        Relay relay = new Relay(jobId, stream, events, wait);
         relay.send(events.start());
         chunks.listen(jobId, relay);
         ScheduledFuture<?> heartbeat = watch.every(relay::heartbeat, HEARTBEAT);
@@ -78,10 +79,15 @@ final class DropInStreams {
         private JobHistory succeeded;
         private JobHistory last;
 
-        Relay(UUID jobId, HttpCall.Stream stream, DropInFormat.StreamEvents events) {
+        private final Duration wait;
+        /** When the last piece was relayed ({@link System#nanoTime()}). */
+        private long lastPiece;
+
+        Relay(UUID jobId, HttpCall.Stream stream, DropInFormat.StreamEvents events, Duration wait) {
             this.jobId = jobId;
             this.stream = stream;
             this.events = events;
+            this.wait = wait;
         }
 
         @Override
@@ -103,6 +109,7 @@ final class DropInStreams {
                 return;
             }
             next++;
+            lastPiece = System.nanoTime();
             if (!chunk.text().isEmpty()) {
                 send(events.delta(chunk.text()));
             }
@@ -177,7 +184,16 @@ final class DropInStreams {
             stream.close();
         }
 
+        /**
+         * The wait is over. A stream whose pieces still flow is not cut: the wait then bounds the silence between
+         * pieces, so a long answer streams to its end.
+         */
         synchronized void waitOver() {
+            if (stream.isOpen() && relaying != null && !complete && !broken
+                    && System.nanoTime() - lastPiece < wait.toNanos()) {
+                watch.schedule(this::waitOver, wait);
+                return;
+            }
             if (stream.isOpen()) {
                 JobHistory now = last;
                 if (now == null) {

@@ -176,6 +176,11 @@ final class FindApi {
                 putTime(f, "at", failed.finishedAt());
             }
         }
+        ObjectNode aliases = body.putObject("aliases");
+        providers.aliases().forEach((name, route) -> {
+            ArrayNode chain = aliases.putArray(name).add(route.target());
+            route.fallbacks().forEach(chain::add);
+        });
         Exchanges.sendJson(exchange, 200, body);
     }
 
@@ -183,10 +188,12 @@ final class FindApi {
         allowOnly(Exchanges.query(exchange));
         ObjectNode body = Json.object();
         ArrayNode list = body.putArray("contracts");
+        // The files' contracts first: a form that offers the first one offers a template, not the built-in.
         for (Contract contract : contracts.all().stream()
-                .sorted(java.util.Comparator.comparing(Contract::id)).toList()) {
+                .sorted(java.util.Comparator.comparing(Contract::passthrough).thenComparing(Contract::id)).toList()) {
             ObjectNode item = list.addObject();
             item.put("id", contract.id());
+            item.put("kind", contract.passthrough() ? "passthrough" : "template");
             item.put("version", contract.version());
             item.put("description", contract.description());
             item.set("variables_schema", contract.variablesSchema());

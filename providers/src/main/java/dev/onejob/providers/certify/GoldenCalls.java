@@ -27,6 +27,17 @@ final class GoldenCalls {
     /** Beyond the hard deadline, how long to wait for the adapter's own deadline to settle a call. */
     private static final Duration SETTLE_GRACE = Duration.ofSeconds(5);
 
+    /** A certification call's pieces go nowhere: only the assembled answer is judged. */
+    private static final dev.onejob.providers.ChunkSink IGNORED_PIECES = new dev.onejob.providers.ChunkSink() {
+        @Override
+        public void piece(String text) {
+        }
+
+        @Override
+        public void end() {
+        }
+    };
+
     private GoldenCalls() {
     }
 
@@ -34,8 +45,12 @@ final class GoldenCalls {
         List<GoldenCall> calls = new ArrayList<>();
         for (int repetition = 1; repetition <= repetitions; repetition++) {
             for (int input = 0; input < contract.golden().size(); input++) {
-                ProviderCall call = client.call(provider, contract, contract.golden().get(input).variables(),
-                        CallKeys.certification());
+                // A passthrough job's call is streamed in production; so is its certification's.
+                ProviderCall call = contract.passthrough()
+                        ? client.call(provider, contract, contract.golden().get(input).variables(),
+                                CallKeys.certification(), IGNORED_PIECES)
+                        : client.call(provider, contract, contract.golden().get(input).variables(),
+                                CallKeys.certification());
                 CallOutcome outcome = awaitFinal(call, provider);
                 calls.add(new GoldenCall(input, repetition, repetitions, outcome, call.finalBeforeSoftDeadline()));
             }

@@ -79,10 +79,13 @@ class CertificationRunnerIT {
         // when
         List<CertificationReport> reports = runner(providers).run(Optional.empty(), Optional.empty());
         // then
-        assertEquals(List.of(openAi.id(), anthropic.id()),
-                reports.stream().map(CertificationReport::provider).toList());
+        // (every contract: the sentiment file's and the built-in passthrough)
+        assertEquals(List.of(openAi.id() + " passthrough", openAi.id() + " sentiment", anthropic.id() + " passthrough",
+                        anthropic.id() + " sentiment"),
+                reports.stream().map(r -> r.provider() + " " + r.contractId()).toList());
         for (CertificationReport report : reports) {
-            Certification stored = store.latest(report.provider(), "sentiment").orElseThrow();
+            // an invented key fails the passthrough contract's golden schemas too
+            Certification stored = store.latest(report.provider(), report.contractId()).orElseThrow();
             assertEquals(report.id(), stored.id());
             assertFalse(stored.passed());
             assertTrue(stored.failedChecks().contains("structure"), stored::report);

@@ -21,7 +21,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 
 /**
@@ -103,24 +102,8 @@ final class DropInApi {
             throw invalid(validated.problems());
         }
         Duration wait = Prefer.waitFor(exchange.headers("Prefer"), maxWait).orElse(maxWait);
-        exchange.later();
-        jobs.submitValidated(validated.job()).whenCompleteAsync((outcome, error) -> {
-            boolean answered = true;
-            try {
-                if (error != null) {
-                    later.failed(exchange, error instanceof CompletionException && error.getCause() != null
-                            ? error.getCause() : error);
-                } else {
-                    answered = submitted(exchange, caller, format, call, outcome, wait, later);
-                }
-            } catch (IOException | RuntimeException e) {
-                later.failed(exchange, e);
-            } finally {
-                if (answered) {
-                    later.finished(exchange);
-                }
-            }
-        }, executor);
+        jobs.submitThenAnswer(exchange, validated.job(), executor, later,
+                outcome -> submitted(exchange, caller, format, call, outcome, wait, later));
     }
 
     private JsonNode requestBody(HttpCall exchange) throws IOException {

@@ -93,15 +93,31 @@ final class JobsApi {
                     validated.problems());
         }
         Optional<Duration> wait = Prefer.waitFor(exchange.headers("Prefer"), maxWait);
+        submitThenAnswer(exchange, validated.job(), executor, later,
+                outcome -> answer(exchange, caller, outcome, wait, later));
+    }
+
+    /** Answers a submission once its group has committed: true when answered then, false when a wait took it. */
+    interface Answerer {
+        boolean answer(SubmitOutcome outcome) throws IOException;
+    }
+
+    /**
+     * Hands {@code job} to group commit and returns; once its group has committed, {@code answerer} answers on
+     * {@code executor} (a failure is answered as the server would), and the request is recorded as finished unless
+     * the answerer handed the exchange on to a wait or a stream, which record it themselves.
+     */
+    void submitThenAnswer(HttpCall exchange, NewJob job, java.util.concurrent.Executor executor, Later later,
+                          Answerer answerer) {
         exchange.later();
-        submitter.apply(validated.job()).whenCompleteAsync((outcome, error) -> {
+        submitter.apply(job).whenCompleteAsync((outcome, error) -> {
             boolean answered = true;
             try {
                 if (error != null) {
                     later.failed(exchange, error instanceof java.util.concurrent.CompletionException
                             && error.getCause() != null ? error.getCause() : error);
                 } else {
-                    answered = answer(exchange, caller, outcome, wait, later);
+                    answered = answerer.answer(outcome);
                 }
             } catch (IOException | RuntimeException e) {
                 later.failed(exchange, e);
@@ -121,11 +137,6 @@ final class JobsApi {
         requireRole(caller, Principal.SUBMIT);
         rateLimit.acquire(caller.ownerId());
         admitSubmission.run();
-    }
-
-    /** Hands a validated job to group commit; the future completes once its group has committed. */
-    java.util.concurrent.CompletableFuture<SubmitOutcome> submitValidated(NewJob job) {
-        return submitter.apply(job);
     }
 
     /**

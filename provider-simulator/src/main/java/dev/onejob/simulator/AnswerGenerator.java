@@ -18,7 +18,8 @@ import java.util.regex.Pattern;
  * {@code $defs}/{@code definitions}, {@code minLength}/{@code maxLength}, {@code minimum}/{@code maximum}
  * and their exclusive forms, {@code minItems}/{@code maxItems}); produces a JSON value. Every choice is
  * derived from SHA-256 of the prompt text and the value's path in the answer, so the same request always
- * gets the same answer. Every property is emitted, required or not. Owns no state beyond one generation.
+ * gets the same answer. Every property is emitted, required or not. A request without a schema gets a JSON string:
+ * free text, {@link Prose#answer} (the model's prose, not a JSON object). Owns no state beyond one generation.
  */
 final class AnswerGenerator {
 
@@ -37,14 +38,14 @@ final class AnswerGenerator {
         this.freeText = freeText;
     }
 
-    /** The answer for {@code request}: from its schema, or {@code {"text": ...}} when it has none. */
+    /** The answer for {@code request}: from its schema, or a JSON string of prose when it has none. */
     static JsonNode answer(SimRequest request) {
         return generate(request, null);
     }
 
     /**
      * Like {@link #answer}, but every free-text string (no enum, no const) is {@code freeText}, cut or
-     * padded to the schema's length limits.
+     * padded to the schema's length limits; without a schema, the answer is {@code freeText} itself.
      */
     static JsonNode answerWithFreeText(SimRequest request, String freeText) {
         return generate(request, freeText);
@@ -52,8 +53,7 @@ final class AnswerGenerator {
 
     private static JsonNode generate(SimRequest request, String freeText) {
         if (request.outputSchema() == null) {
-            AnswerGenerator generator = new AnswerGenerator(null, request.promptText(), request.userText(), freeText);
-            return Json.object().put("text", generator.string(Json.object(), "text"));
+            return Json.MAPPER.getNodeFactory().textNode(freeText != null ? freeText : Prose.answer(request.promptText()));
         }
         AnswerGenerator generator =
                 new AnswerGenerator(request.outputSchema(), request.promptText(), request.userText(), freeText);
@@ -61,7 +61,7 @@ final class AnswerGenerator {
     }
 
     private JsonNode value(JsonNode schema, String path, int depth) {
-        JsonNode resolved = resolve(schema);
+        JsonNode resolved = resolve(root, schema);
         if (depth > MAX_DEPTH || resolved == null || !resolved.isObject()) {
             return NullNode.getInstance();
         }
@@ -176,7 +176,8 @@ final class AnswerGenerator {
         return ByteBuffer.wrap(Json.sha256((seed + '\u0000' + path).getBytes(StandardCharsets.UTF_8))).getLong();
     }
 
-    private JsonNode resolve(JsonNode schema) {
+    /** {@code schema} with its local {@code $ref}s followed within {@code root}; {@code null} when one leads nowhere. */
+    static JsonNode resolve(JsonNode root, JsonNode schema) {
         JsonNode current = schema;
         for (int hops = 0; current != null && current.has("$ref") && hops < MAX_DEPTH; hops++) {
             String ref = current.get("$ref").asText();
@@ -188,7 +189,8 @@ final class AnswerGenerator {
         return current;
     }
 
-    private static JsonNode firstNonNullBranch(JsonNode branches) {
+    /** The branch of an {@code anyOf}/{@code oneOf}/{@code allOf} answers are made from: the first not of type null. */
+    static JsonNode firstNonNullBranch(JsonNode branches) {
         for (JsonNode branch : branches) {
             if (!"null".equals(Json.text(branch, "type"))) {
                 return branch;

@@ -10,9 +10,11 @@ import java.util.function.Function;
  * Turns a request and the content behaviour applied to it into a {@link Completion}.
  *
  * <p>Consumes the request, the effective behaviour and the answer function (the schema-driven
- * {@link AnswerGenerator} unless a test supplied its own); produces the model's output, damaged the way
- * the behaviour says. Owns nothing. Transport behaviours (hang, status, reset) never reach it; the others
- * ({@code answer}, {@code lognormal}, {@code fail_mid_stream}) get the plain answer.
+ * {@link AnswerGenerator} unless a test supplied its own); produces the model's output, damaged or grown the way
+ * the behaviour says: an answer that is a JSON string is free text ({@link Completion.Text}), any other is a JSON
+ * answer ({@link Completion.Structured}). {@code large_answer} grows the valid answer to its size and {@code paced}
+ * to at least one character per piece ({@link AnswerPadding}). Owns nothing. Transport behaviours (hang, status,
+ * reset) never reach it; the others ({@code answer}, {@code lognormal}, {@code fail_mid_stream}) get the plain answer.
  */
 final class AnswerShaper {
 
@@ -27,7 +29,7 @@ final class AnswerShaper {
 
     Completion shape(Behaviour behaviour, SimRequest request) {
         if (behaviour instanceof Behaviour.MangleNonAscii) {
-            return new Completion.Structured(AnswerGenerator.answerWithFreeText(request, mangle(request.userText())));
+            return complete(AnswerGenerator.answerWithFreeText(request, mangle(request.userText())));
         }
         JsonNode answer = answerFunction.apply(request);
         if (behaviour instanceof Behaviour.MalformedJson) {
@@ -38,6 +40,9 @@ final class AnswerShaper {
         }
         if (behaviour instanceof Behaviour.InventKey invent && answer.isObject()) {
             return new Completion.Structured(((ObjectNode) answer.deepCopy()).put(invent.key(), INVENTED_VALUE));
+        }
+        if (behaviour instanceof Behaviour.PoisonAnswer poison && answer.isTextual()) {
+            return new Completion.Text(poisoned(poison, answer.asText()));
         }
         if (behaviour instanceof Behaviour.PoisonAnswer poison && answer.isObject()) {
             return new Completion.Structured(poison(poison, request.outputSchema(), (ObjectNode) answer.deepCopy()));
@@ -50,7 +55,19 @@ final class AnswerShaper {
             }
             return new Completion.Structured(damaged);
         }
-        return new Completion.Structured(answer);
+        if (behaviour instanceof Behaviour.LargeAnswer large) {
+            return complete(AnswerPadding.toSize(answer, request.outputSchema(), request.promptText(),
+                    large.sizeBytes()));
+        }
+        if (behaviour instanceof Behaviour.Paced paced) {
+            return complete(AnswerPadding.atLeastChars(answer, request.outputSchema(), request.promptText(),
+                    paced.pieces()));
+        }
+        return complete(answer);
+    }
+
+    private static Completion complete(JsonNode answer) {
+        return answer.isTextual() ? new Completion.Text(answer.asText()) : new Completion.Structured(answer);
     }
 
     /** The answer with its first free-text string (a string property without {@code enum}) poisoned. */
@@ -66,13 +83,15 @@ final class AnswerShaper {
         if (field == null) {
             field = "poison";
         }
-        String text = answer.path(field).asText("");
-        String poisoned = switch (poison.flavour()) {
+        return answer.put(field, poisoned(poison, answer.path(field).asText("")));
+    }
+
+    private static String poisoned(Behaviour.PoisonAnswer poison, String text) {
+        return switch (poison.flavour()) {
             case "nul" -> text + "\u0000";
             case "lone_surrogate" -> text + "\ud800";
             default -> text + "x".repeat(Math.max(0, poison.sizeBytes() - text.length()));
         };
-        return answer.put(field, poisoned);
     }
 
     /** The prompt as an encoding that cannot represent non-ASCII would pass it on: each such char a '?'. */

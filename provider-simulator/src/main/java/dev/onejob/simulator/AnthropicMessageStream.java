@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * A {@code message} answer as the named events of Anthropic's streamed answer ({@code "stream": true}).
@@ -12,7 +13,8 @@ import java.util.List;
  * {@code message_start} (the message with {@code "content":[]}, {@code stop_reason} and {@code stop_sequence} null,
  * and its {@code usage} but {@code "output_tokens":1}), one {@code ping}, then for each content block at index
  * {@code i}: {@code content_block_start} (a {@code text} block with {@code "text":""}, or a {@code tool_use} block with
- * its {@code id}, {@code name} and {@code "input":{}}), one {@code content_block_delta} per {@link TextPieces} piece
+ * its {@code id}, {@code name} and {@code "input":{}}), one {@code content_block_delta} per piece (cut by
+ * {@link TextPieces#split}, or as the caller says)
  * ({@code {"type":"text_delta","text":PIECE}}, or {@code {"type":"input_json_delta","partial_json":PIECE}} of the
  * input's compact JSON) and {@code content_block_stop}; then {@code message_delta} with the message's
  * {@code stop_reason} and {@code stop_sequence} and {@code "usage":{"output_tokens":N}}, N the answer's full output
@@ -24,7 +26,7 @@ final class AnthropicMessageStream {
     private AnthropicMessageStream() {
     }
 
-    static List<SseEvent> events(JsonNode message) {
+    static List<SseEvent> events(JsonNode message, Function<String, List<String>> pieces) {
         List<SseEvent> events = new ArrayList<>();
         ObjectNode start = data("message_start");
         start.set("message", opening(message));
@@ -32,7 +34,7 @@ final class AnthropicMessageStream {
         events.add(event(data("ping")));
         JsonNode content = message.path("content");
         for (int index = 0; index < content.size(); index++) {
-            addBlock(events, index, content.get(index));
+            addBlock(events, index, content.get(index), pieces);
         }
         ObjectNode messageDelta = data("message_delta");
         ObjectNode delta = messageDelta.putObject("delta");
@@ -54,7 +56,8 @@ final class AnthropicMessageStream {
         return opening;
     }
 
-    private static void addBlock(List<SseEvent> events, int index, JsonNode block) {
+    private static void addBlock(List<SseEvent> events, int index, JsonNode block,
+                                 Function<String, List<String>> pieces) {
         boolean toolUse = "tool_use".equals(Json.text(block, "type"));
         ObjectNode start = data("content_block_start").put("index", index);
         ObjectNode opened = start.putObject("content_block");
@@ -70,14 +73,14 @@ final class AnthropicMessageStream {
             text = block.path("text").asText("");
         }
         events.add(event(start));
-        for (String piece : TextPieces.split(text)) {
+        for (String piece : pieces.apply(text)) {
             ObjectNode delta = data("content_block_delta").put("index", index);
             if (toolUse) {
                 delta.putObject("delta").put("type", "input_json_delta").put("partial_json", piece);
             } else {
                 delta.putObject("delta").put("type", "text_delta").put("text", piece);
             }
-            events.add(event(delta));
+            events.add(event(delta).asPiece());
         }
         events.add(event(data("content_block_stop").put("index", index)));
     }

@@ -4,7 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.Headers;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * The Anthropic Messages wire protocol: {@code POST /v1/messages} and {@code POST /v1/messages/count_tokens}
@@ -19,11 +22,14 @@ import java.util.List;
  * first tool's; else none.
  *
  * <p>Produces {@code message} objects whose content is one {@code tool_use} block when a tool was chosen, else one
- * {@code text} block (the JSON text for structured output, or when the model "ignored" the format), with
+ * {@code text} block (the JSON text for structured output, prose without a schema, or whatever the model "said"
+ * instead of the format), with
  * {@code usage} {@code input_tokens}, {@code output_tokens} and the (zero) {@code cache_creation_input_tokens} and
  * {@code cache_read_input_tokens}; for {@code "stream": true} the same answer as named events
  * ({@link AnthropicMessageStream}); {@code {"input_tokens":N}} for counting; and errors shaped
- * {@code {"type":"error","error":{"type","message"}}}, never streamed. Owns nothing but the expected API key.
+ * {@code {"type":"error","error":{"type","message"}}} with Anthropic's types (429 {@code rate_limit_error}, 503 and
+ * 529 {@code overloaded_error}), never streamed; a refusal's rate-limit reset is
+ * {@code anthropic-ratelimit-requests-reset}, an RFC 3339 instant. Owns nothing but the expected API key.
  */
 final class AnthropicWire implements Wire {
 
@@ -131,8 +137,8 @@ final class AnthropicWire implements Wire {
     }
 
     @Override
-    public List<SseEvent> events(SimRequest request, JsonNode success) {
-        return AnthropicMessageStream.events(success);
+    public List<SseEvent> events(SimRequest request, JsonNode success, Function<String, List<String>> pieces) {
+        return AnthropicMessageStream.events(success, pieces);
     }
 
     /** Anthropic reports cache reads apart from {@code input_tokens}; they are input tokens all the same. */
@@ -151,6 +157,13 @@ final class AnthropicWire implements Wire {
         ObjectNode error = Json.object().put("type", "error");
         error.putObject("error").put("type", errorType(status)).put("message", message);
         return error;
+    }
+
+    /** An RFC 3339 UTC instant with millisecond precision, e.g. {@code 2025-01-01T12:00:30.250Z}. */
+    @Override
+    public void addRateLimitReset(Headers headers, long resetAfterMs, Instant now) {
+        headers.set("anthropic-ratelimit-requests-reset",
+                now.truncatedTo(ChronoUnit.MILLIS).plusMillis(resetAfterMs).toString());
     }
 
     /** The key comes in {@code x-api-key}, or as {@code Authorization: Bearer KEY}, which anthropic-java 3.x sends. */

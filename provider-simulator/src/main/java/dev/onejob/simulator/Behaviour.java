@@ -74,8 +74,12 @@ public sealed interface Behaviour {
         }
     }
 
-    /** An error in the protocol's own error shape, with a {@code Retry-After} header when given. */
-    record Status(int status, Integer retryAfterSeconds) implements Behaviour {
+    /**
+     * An error in the protocol's own error shape (see {@link Wire#error}), never billed. Headers when given:
+     * {@code Retry-After} ({@code retryAfterSeconds}), {@code retry-after-ms} ({@code retryAfterMs}, OpenAI's) and the
+     * wire's rate-limit reset header ({@code resetAfterMs}, see {@link Wire#addRateLimitReset}).
+     */
+    record Status(int status, Integer retryAfterSeconds, Long retryAfterMs, Long resetAfterMs) implements Behaviour {
         public Status {
             if (status < 400 || status > 599) {
                 throw new IllegalArgumentException("status must be 400..599, was " + status);
@@ -83,11 +87,74 @@ public sealed interface Behaviour {
             if (retryAfterSeconds != null) {
                 requireNotNegative(retryAfterSeconds, "retry_after_s");
             }
+            if (retryAfterMs != null) {
+                requireNotNegative(retryAfterMs, "retry_after_ms");
+            }
+            if (resetAfterMs != null) {
+                requireNotNegative(resetAfterMs, "reset_after_ms");
+            }
+        }
+
+        public Status(int status, Integer retryAfterSeconds) {
+            this(status, retryAfterSeconds, null, null);
         }
 
         @Override
         public String kind() {
             return "status";
+        }
+
+        /** This refusal with a {@code retry-after-ms} header of {@code ms}. */
+        public Status withRetryAfterMs(long ms) {
+            return new Status(status, retryAfterSeconds, ms, resetAfterMs);
+        }
+
+        /** This refusal with the wire's rate-limit reset header saying the limit resets {@code ms} from now. */
+        public Status withResetAfterMs(long ms) {
+            return new Status(status, retryAfterSeconds, retryAfterMs, ms);
+        }
+    }
+
+    /**
+     * A normal answer (billed as usual) whose streamed form sends its text in exactly {@code pieces} content pieces,
+     * {@code intervalMs} apart: status, headers and the events before the first piece at once, the first piece right
+     * after them, the events after the last piece at once. Not streamed, the whole answer comes after
+     * {@code pieces * intervalMs}. An answer shorter than {@code pieces} characters is lengthened as
+     * {@link LargeAnswer} does, so no piece is empty where the answer has room for it.
+     */
+    record Paced(int pieces, long intervalMs) implements Behaviour {
+        static final int MAX_PIECES = 100_000;
+        static final long MAX_INTERVAL_MS = 3_600_000;
+
+        public Paced {
+            if (pieces < 1 || pieces > MAX_PIECES) {
+                throw new IllegalArgumentException("pieces must be 1.." + MAX_PIECES + ", was " + pieces);
+            }
+            if (intervalMs < 0 || intervalMs > MAX_INTERVAL_MS) {
+                throw new IllegalArgumentException("interval_ms must be 0.." + MAX_INTERVAL_MS + ", was " + intervalMs);
+            }
+        }
+
+        @Override
+        public String kind() {
+            return "paced";
+        }
+    }
+
+    /**
+     * A valid answer (billed as usual) of about {@code sizeBytes}: with a schema, the conforming answer with its first
+     * free-text string (no {@code enum}, {@code const}, {@code pattern}, {@code format}, and a {@code maxLength} that
+     * allows it) padded with ASCII prose until its compact JSON has {@code sizeBytes} UTF-8 bytes; without one, prose
+     * of {@code sizeBytes}. See {@link AnswerPadding}.
+     */
+    record LargeAnswer(int sizeBytes) implements Behaviour {
+        public LargeAnswer {
+            requireSize(sizeBytes);
+        }
+
+        @Override
+        public String kind() {
+            return "large_answer";
         }
     }
 
@@ -156,9 +223,7 @@ public sealed interface Behaviour {
             if (!FLAVOURS.contains(flavour)) {
                 throw new IllegalArgumentException("flavour must be one of " + FLAVOURS + ", was '" + flavour + "'");
             }
-            if (sizeBytes < 1 || sizeBytes > 64 * 1024 * 1024) {
-                throw new IllegalArgumentException("size_bytes must be 1..67108864, was " + sizeBytes);
-            }
+            requireSize(sizeBytes);
         }
 
         @Override
@@ -212,6 +277,39 @@ public sealed interface Behaviour {
         return new Lognormal(median.toMillis(), p99.toMillis());
     }
 
+    /**
+     * {@code then} for a {@code share} of the requests, {@code otherwise} for the rest, e.g. 5% of 429s among answers
+     * of a lognormal delay. Which one a request meets is a pure function of its {@code Idempotency-Key} (a hash), so a
+     * request sent again with its key meets the same one; a request without a key draws at random.
+     */
+    record Mix(double share, Behaviour then, Behaviour otherwise) implements Behaviour {
+        public Mix {
+            if (!(share >= 0 && share <= 1)) {
+                throw new IllegalArgumentException("share must be within 0..1, was " + share);
+            }
+            Objects.requireNonNull(then, "then");
+            Objects.requireNonNull(otherwise, "otherwise");
+        }
+
+        @Override
+        public String kind() {
+            return "mix";
+        }
+
+        /** The behaviour the request with {@code idempotencyKey} meets. */
+        Behaviour choose(String idempotencyKey) {
+            double point = idempotencyKey == null ? java.util.concurrent.ThreadLocalRandom.current().nextDouble()
+                    : (mixed(idempotencyKey.hashCode() * 0x9E3779B97F4A7C15L) >>> 11) * 0x1.0p-53;
+            return point < share ? then : otherwise;
+        }
+
+        private static long mixed(long z) {
+            z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+            z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+            return z ^ (z >>> 31);
+        }
+    }
+
     static Behaviour hangForever() {
         return new Hang(null);
     }
@@ -220,12 +318,20 @@ public sealed interface Behaviour {
         return new Hang(answerAfter.toMillis());
     }
 
-    static Behaviour status(int status) {
+    static Status status(int status) {
         return new Status(status, null);
     }
 
-    static Behaviour status(int status, int retryAfterSeconds) {
+    static Status status(int status, int retryAfterSeconds) {
         return new Status(status, retryAfterSeconds);
+    }
+
+    static Behaviour paced(int pieces, Duration interval) {
+        return new Paced(pieces, interval.toMillis());
+    }
+
+    static Behaviour largeAnswer(int sizeBytes) {
+        return new LargeAnswer(sizeBytes);
     }
 
     static Behaviour malformedJson() {
@@ -262,6 +368,12 @@ public sealed interface Behaviour {
 
     static Behaviour reset() {
         return new Reset();
+    }
+
+    private static void requireSize(int sizeBytes) {
+        if (sizeBytes < 1 || sizeBytes > 64 * 1024 * 1024) {
+            throw new IllegalArgumentException("size_bytes must be 1..67108864, was " + sizeBytes);
+        }
     }
 
     private static void requireNotNegative(long value, String name) {

@@ -15,10 +15,12 @@ import java.util.function.Function;
  *
  * <p>Consumes idempotency keys; produces the behaviour plus how many times that rule has now been
  * applied (the count {@code drop_field every_nth} works from). Owns the installed rules, each with its
- * own application counter; one-shot rules are removed atomically by the request that uses them, so
- * with concurrent requests exactly one gets a one-shot behaviour. The plan is given, not owned; its
- * behaviours share one application counter, so a planned {@code drop_field} with {@code every_nth} above
- * 1 depends on arrival order (plans that must not should use 1).
+ * own application counter. A rule may be limited: one-shot (the first request takes it; then the default is
+ * {@code answer} again and a per-key rule is gone) or for the next {@code times} requests (then the rule it
+ * replaced applies again, e.g. "the next 2 requests get a 429, then the usual default"). A limited rule counts
+ * down atomically as requests claim it, so with concurrent requests exactly that many get it. The plan is given,
+ * not owned; its behaviours share one application counter, so a planned {@code drop_field} with {@code every_nth}
+ * above 1 depends on arrival order (plans that must not should use 1).
  */
 final class BehaviourRules {
 
@@ -26,18 +28,49 @@ final class BehaviourRules {
     record Applied(Behaviour behaviour, long application) {
     }
 
+    private static final long UNLIMITED = -1;
+
+    /** One installed rule; a limited one knows what applies once it is used up ({@code null}: no rule). */
     private static final class Rule {
         private final Behaviour behaviour;
         private final boolean oneShot;
+        private final Integer times;
+        private final AtomicLong remaining;
+        private final Rule after;
         private final AtomicLong applications = new AtomicLong();
 
-        private Rule(Behaviour behaviour, boolean oneShot) {
+        private Rule(Behaviour behaviour, boolean oneShot, Integer times, Rule after) {
             this.behaviour = behaviour;
             this.oneShot = oneShot;
+            this.times = times;
+            this.remaining = new AtomicLong(oneShot ? 1 : times != null ? times : UNLIMITED);
+            this.after = after;
+        }
+
+        private boolean limited() {
+            return oneShot || times != null;
+        }
+
+        /** Claims one use of a limited rule: true for exactly as many callers as it has uses. */
+        private boolean claim() {
+            return remaining.getAndUpdate(left -> left > 0 ? left - 1 : 0) > 0;
+        }
+
+        private boolean usedUp() {
+            return remaining.get() == 0;
         }
 
         private Applied apply() {
             return new Applied(behaviour, applications.incrementAndGet());
+        }
+
+        /** The rule's spec; {@code times} says how many uses are left. */
+        private ObjectNode describe() {
+            ObjectNode spec = BehaviourJson.write(behaviour, oneShot);
+            if (times != null) {
+                spec.put("times", Math.max(0, remaining.get()));
+            }
+            return spec;
         }
     }
 
@@ -55,11 +88,39 @@ final class BehaviourRules {
     }
 
     void setDefault(Behaviour behaviour, boolean oneShot) {
-        defaultRule.set(new Rule(behaviour, oneShot));
+        defaultRule.set(new Rule(behaviour, oneShot, null, oneShot ? answerRule() : null));
+    }
+
+    /** The default for the next {@code times} requests that reach it; then the default it replaced again. */
+    void setDefault(Behaviour behaviour, int times) {
+        requirePositive(times);
+        defaultRule.getAndUpdate(previous -> new Rule(behaviour, false, times, previous));
+    }
+
+    void setDefault(BehaviourJson.Spec spec) {
+        if (spec.times() != null) {
+            setDefault(spec.behaviour(), spec.times());
+        } else {
+            setDefault(spec.behaviour(), spec.oneShot());
+        }
     }
 
     void setForKey(String idempotencyKey, Behaviour behaviour, boolean oneShot) {
-        byKey.put(idempotencyKey, new Rule(behaviour, oneShot));
+        byKey.put(idempotencyKey, new Rule(behaviour, oneShot, null, null));
+    }
+
+    /** The rule of this key for its next {@code times} requests; then the key's rule it replaced, if any. */
+    void setForKey(String idempotencyKey, Behaviour behaviour, int times) {
+        requirePositive(times);
+        byKey.compute(idempotencyKey, (key, previous) -> new Rule(behaviour, false, times, previous));
+    }
+
+    void setForKey(String idempotencyKey, BehaviourJson.Spec spec) {
+        if (spec.times() != null) {
+            setForKey(idempotencyKey, spec.behaviour(), spec.times());
+        } else {
+            setForKey(idempotencyKey, spec.behaviour(), spec.oneShot());
+        }
     }
 
     void clearKey(String idempotencyKey) {
@@ -71,11 +132,21 @@ final class BehaviourRules {
         defaultRule.set(answerRule());
     }
 
+    /** The behaviour for a request with {@code idempotencyKey}, a {@link Behaviour.Mix} resolved to its choice. */
     Applied resolve(String idempotencyKey) {
+        Applied applied = resolveRule(idempotencyKey);
+        Behaviour behaviour = applied.behaviour();
+        while (behaviour instanceof Behaviour.Mix mix) {
+            behaviour = mix.choose(idempotencyKey);
+        }
+        return behaviour == applied.behaviour() ? applied : new Applied(behaviour, applied.application());
+    }
+
+    private Applied resolveRule(String idempotencyKey) {
         if (idempotencyKey != null) {
-            Rule rule = byKey.get(idempotencyKey);
-            if (rule != null && (!rule.oneShot || byKey.remove(idempotencyKey, rule))) {
-                return rule.apply();
+            Applied keyed = resolveKeyed(idempotencyKey);
+            if (keyed != null) {
+                return keyed;
             }
         }
         Behaviour planned = plan.apply(idempotencyKey);
@@ -84,23 +155,58 @@ final class BehaviourRules {
         }
         while (true) {
             Rule rule = defaultRule.get();
-            if (!rule.oneShot || defaultRule.compareAndSet(rule, answerRule())) {
+            if (!rule.limited()) {
+                return rule.apply();
+            }
+            boolean claimed = rule.claim();
+            if (rule.usedUp()) {
+                // Whoever sees it used up moves on to what follows; only the first such swap takes effect.
+                defaultRule.compareAndSet(rule, rule.after == null ? answerRule() : rule.after);
+            }
+            if (claimed) {
                 return rule.apply();
             }
         }
     }
 
+    private Applied resolveKeyed(String idempotencyKey) {
+        Rule rule = byKey.get(idempotencyKey);
+        while (rule != null) {
+            if (!rule.limited()) {
+                return rule.apply();
+            }
+            boolean claimed = rule.claim();
+            if (rule.usedUp()) {
+                if (rule.after == null) {
+                    byKey.remove(idempotencyKey, rule);
+                } else {
+                    byKey.replace(idempotencyKey, rule, rule.after);
+                }
+            }
+            if (claimed) {
+                return rule.apply();
+            }
+            rule = byKey.get(idempotencyKey);
+        }
+        return null;
+    }
+
     /** The installed rules as {@code {"default": spec, "by_idempotency_key": {key: spec}}}. */
     ObjectNode describe() {
         ObjectNode description = Json.object();
-        Rule fallback = defaultRule.get();
-        description.set("default", BehaviourJson.write(fallback.behaviour, fallback.oneShot));
+        description.set("default", defaultRule.get().describe());
         ObjectNode keyed = description.putObject("by_idempotency_key");
-        new TreeMap<>(byKey).forEach((key, rule) -> keyed.set(key, BehaviourJson.write(rule.behaviour, rule.oneShot)));
+        new TreeMap<>(byKey).forEach((key, rule) -> keyed.set(key, rule.describe()));
         return description;
     }
 
+    private static void requirePositive(int times) {
+        if (times < 1) {
+            throw new IllegalArgumentException("times must be >= 1, was " + times);
+        }
+    }
+
     private static Rule answerRule() {
-        return new Rule(Behaviour.answer(), false);
+        return new Rule(Behaviour.answer(), false, null, null);
     }
 }

@@ -127,8 +127,8 @@ final class ControlPlaneHandler implements HttpHandler {
             case "GET" -> reply(exchange, 200, rules.describe());
             case "PUT" -> {
                 BehaviourJson.Spec spec = BehaviourJson.parse(body);
-                rules.setDefault(spec.behaviour(), spec.oneShot());
-                reply(exchange, 200, BehaviourJson.write(spec.behaviour(), spec.oneShot()));
+                rules.setDefault(spec);
+                reply(exchange, 200, BehaviourJson.write(spec));
             }
             case "DELETE" -> {
                 rules.reset();
@@ -141,8 +141,8 @@ final class ControlPlaneHandler implements HttpHandler {
     private void keyedBehaviour(HttpExchange exchange, String method, String idempotencyKey, JsonNode body) {
         if ("PUT".equals(method)) {
             BehaviourJson.Spec spec = BehaviourJson.parse(body);
-            rules.setForKey(idempotencyKey, spec.behaviour(), spec.oneShot());
-            reply(exchange, 200, BehaviourJson.write(spec.behaviour(), spec.oneShot()));
+            rules.setForKey(idempotencyKey, spec);
+            reply(exchange, 200, BehaviourJson.write(spec));
         } else if ("DELETE".equals(method)) {
             rules.clearKey(idempotencyKey);
             reply(exchange, 204, null);

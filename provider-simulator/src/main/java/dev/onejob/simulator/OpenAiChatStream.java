@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * A {@code chat.completion} answer as the events of OpenAI's streamed answer ({@code "stream": true}).
@@ -12,7 +13,7 @@ import java.util.List;
  * unnamed {@code data:} events, {@code chat.completion.chunk} objects that share the answer's {@code id},
  * {@code created} and {@code model}, each with one choice {@code {"index":0,"delta":...,"logprobs":null,
  * "finish_reason":...}}: first {@code delta {"role":"assistant","content":"","refusal":null}}, then one
- * {@code {"content":PIECE}} per {@link TextPieces} piece of the content, then {@code {}} with the answer's
+ * {@code {"content":PIECE}} per piece of the content (cut by {@link TextPieces#split}, or as the caller says), then {@code {}} with the answer's
  * {@code finish_reason}. With {@code "stream_options":{"include_usage":true}} every one of those carries
  * {@code "usage":null} and one more chunk follows with {@code "choices":[]} and the answer's {@code usage}; without
  * it no chunk has a {@code usage} key. Last comes {@code data: [DONE]}. So the pieces join to exactly the content,
@@ -23,15 +24,15 @@ final class OpenAiChatStream {
     private OpenAiChatStream() {
     }
 
-    static List<SseEvent> events(SimRequest request, JsonNode success) {
+    static List<SseEvent> events(SimRequest request, JsonNode success, Function<String, List<String>> pieces) {
         boolean includeUsage = request.body().path("stream_options").path("include_usage").asBoolean(false);
         JsonNode choice = success.path("choices").path(0);
         List<SseEvent> events = new ArrayList<>();
         ObjectNode opening = Json.object().put("role", "assistant").put("content", "");
         opening.putNull("refusal");
         events.add(chunk(success, opening, null, includeUsage));
-        for (String piece : TextPieces.split(choice.path("message").path("content").asText(""))) {
-            events.add(chunk(success, Json.object().put("content", piece), null, includeUsage));
+        for (String piece : pieces.apply(choice.path("message").path("content").asText(""))) {
+            events.add(chunk(success, Json.object().put("content", piece), null, includeUsage).asPiece());
         }
         events.add(chunk(success, Json.object(), choice.path("finish_reason").asText("stop"), includeUsage));
         if (includeUsage) {

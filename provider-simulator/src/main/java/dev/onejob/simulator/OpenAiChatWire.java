@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.Headers;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * The OpenAI Chat Completions wire protocol ({@code POST /v1/chat/completions}).
@@ -12,11 +14,13 @@ import java.util.List;
  * <p>Consumes {@code Authorization: Bearer} and bodies with {@code model}, {@code messages}, an optional
  * {@code response_format} of type {@code json_schema} and optional {@code stream} (a boolean) and
  * {@code stream_options.include_usage} (only with {@code "stream": true}, as the real API insists); produces
- * {@code chat.completion} objects whose message content is the answer as JSON text and whose {@code usage} has
- * {@code prompt_tokens}, {@code completion_tokens}, {@code total_tokens} and the (zero) details
- * {@code prompt_tokens_details.cached_tokens} and {@code completion_tokens_details.reasoning_tokens}; for
- * {@code "stream": true} the same answer as {@code chat.completion.chunk} events ({@link OpenAiChatStream}); and
- * errors shaped {@code {"error":{"message","type","param","code"}}}, never streamed. Owns nothing but the expected
+ * {@code chat.completion} objects whose message content is the answer as JSON text (prose for a request without a
+ * schema) and whose {@code usage} has {@code prompt_tokens}, {@code completion_tokens}, {@code total_tokens} and the
+ * (zero) details {@code prompt_tokens_details.cached_tokens} and {@code completion_tokens_details.reasoning_tokens};
+ * for {@code "stream": true} the same answer as {@code chat.completion.chunk} events ({@link OpenAiChatStream}); and
+ * errors shaped {@code {"error":{"message","type","param","code"}}} with OpenAI's type and code (429:
+ * {@code "type":"requests","code":"rate_limit_exceeded"}), never streamed, a refusal's rate-limit reset in
+ * {@code x-ratelimit-reset-requests} as OpenAI writes durations ({@link #duration}). Owns nothing but the expected
  * API key.
  */
 final class OpenAiChatWire implements Wire {
@@ -97,8 +101,8 @@ final class OpenAiChatWire implements Wire {
     }
 
     @Override
-    public List<SseEvent> events(SimRequest request, JsonNode success) {
-        return OpenAiChatStream.events(request, success);
+    public List<SseEvent> events(SimRequest request, JsonNode success, Function<String, List<String>> pieces) {
+        return OpenAiChatStream.events(request, success, pieces);
     }
 
     @Override
@@ -120,6 +124,37 @@ final class OpenAiChatWire implements Wire {
         detail.putNull("param");
         detail.put("code", errorCode(status));
         return error;
+    }
+
+    @Override
+    public void addRateLimitReset(Headers headers, long resetAfterMs, Instant now) {
+        headers.set("x-ratelimit-reset-requests", duration(resetAfterMs));
+    }
+
+    /**
+     * A duration as OpenAI's rate-limit headers write it (Go's {@code time.Duration} format): {@code 0s},
+     * {@code 250ms}, {@code 1s}, {@code 1.5s}, {@code 6m0s}, {@code 1h2m3s}.
+     */
+    static String duration(long ms) {
+        if (ms < 0) {
+            throw new IllegalArgumentException("a duration is >= 0, was " + ms);
+        }
+        if (ms == 0) {
+            return "0s";
+        }
+        if (ms < 1000) {
+            return ms + "ms";
+        }
+        long hours = ms / 3_600_000;
+        long minutes = ms / 60_000 % 60;
+        String seconds = Long.toString(ms / 1000 % 60);
+        if (ms % 1000 != 0) {
+            seconds += ("." + String.format("%03d", ms % 1000)).replaceAll("0+$", "");
+        }
+        if (hours > 0) {
+            return hours + "h" + minutes + "m" + seconds + "s";
+        }
+        return minutes > 0 ? minutes + "m" + seconds + "s" : seconds + "s";
     }
 
     private void checkKey(String authorization) throws WireRejection {

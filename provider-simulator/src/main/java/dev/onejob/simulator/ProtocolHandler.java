@@ -1,9 +1,11 @@
 package dev.onejob.simulator;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import java.io.IOException;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -23,9 +25,12 @@ import org.slf4j.LoggerFactory;
  * hang.
  *
  * <p>Behaviours act on a streamed request as on any other: errors ({@code status}) are the protocol's JSON error,
- * never a stream; {@code reset} closes before any byte; every delay ({@code answer}'s, {@code lognormal}'s,
- * {@code hang}'s) is spent before the status line, after which the events follow without pause; content behaviours
- * shape the answer the events are made from. The ledger entry and charge of a streamed answer are those of the
+ * never a stream, never billed, with {@code Retry-After}, {@code retry-after-ms} and the wire's rate-limit reset
+ * header when the behaviour gives them; {@code reset} closes before any byte; every delay ({@code answer}'s,
+ * {@code lognormal}'s, {@code hang}'s) is spent before the status line, after which the events follow without pause,
+ * except for {@code paced}, whose status line and first events go out at once and whose text pieces follow one per
+ * interval (not streamed, it answers after all the intervals); content behaviours shape the answer the events are
+ * made from. The ledger entry and charge of a streamed answer are those of the
  * non-streamed one, set before the first byte. {@code fail_mid_stream} sends part of the answer (some events, or
  * half the JSON bytes) and then drops the connection by throwing out of {@link #handle}: the JDK server then closes
  * the socket without ending the response, so the client sees the body stop short.
@@ -95,7 +100,7 @@ final class ProtocolHandler implements HttpHandler {
             Ledger.Receipt receipt = ledger.record(new Ledger.Arrival(path, wire.protocol(), idempotencyKey,
                     Json.text(body, "model"), bodySha256, LedgerEntry.REJECTED));
             receipt.answered(rejection.status());
-            send(exchange, rejection.status(), wire.error(rejection.status(), rejection.getMessage()), null);
+            send(exchange, rejection.status(), wire.error(rejection.status(), rejection.getMessage()));
             return;
         }
         Behaviour behaviour = effective(wire.appliesBehaviours() ? rules.resolve(idempotencyKey) : NO_BEHAVIOUR);
@@ -132,12 +137,11 @@ final class ProtocolHandler implements HttpHandler {
             return;
         }
         if (behaviour instanceof Behaviour.Status status) {
-            String retryAfter = status.retryAfterSeconds() == null ? null : status.retryAfterSeconds().toString();
-            receipt.answered(status.status());
-            send(exchange, status.status(), wire.error(status.status(), "Simulated " + status.status()), retryAfter);
+            refuse(exchange, status, receipt);
             return;
         }
-        if (!waitUnlessClosed(behaviour)) {
+        boolean streamed = wire.streams(request);
+        if (!waitUnlessClosed(behaviour, streamed)) {
             return;
         }
         JsonNode success;
@@ -146,31 +150,58 @@ final class ProtocolHandler implements HttpHandler {
         } catch (RuntimeException e) {
             LOG.warn("answer function failed for a {} request", wire.protocol().wireName(), e);
             receipt.answered(500);
-            send(exchange, 500, wire.error(500, "The simulator's answer function failed: " + e), null);
+            send(exchange, 500, wire.error(500, "The simulator's answer function failed: " + e));
             return;
         }
         // Status and charge first: a client that already holds its answer must find both in the ledger.
         String requestId = Wire.randomId("req_");
         receipt.answered(200, charge(requestId, request.model(), wire.usage(success)));
-        Behaviour.FailMidStream cut = behaviour instanceof Behaviour.FailMidStream failing ? failing : null;
-        if (wire.streams(request)) {
-            stream(exchange, wire.events(request, success), requestId, cut);
-        } else if (cut != null) {
+        if (streamed) {
+            stream(exchange, wire.events(request, success, piecesFor(behaviour)), requestId, behaviour);
+        } else if (behaviour instanceof Behaviour.FailMidStream) {
             sendHalf(exchange, Json.bytes(success), requestId);
         } else {
-            send(exchange, 200, success, null, requestId);
+            send(exchange, 200, success, requestId);
         }
     }
 
-    private void stream(HttpExchange exchange, List<SseEvent> events, String requestId, Behaviour.FailMidStream cut)
-            throws IOException {
+    /** The protocol's error for {@code status}, with the headers it asks for; not billed. */
+    private void refuse(HttpExchange exchange, Behaviour.Status status, Ledger.Receipt receipt) throws IOException {
+        Headers headers = exchange.getResponseHeaders();
+        if (status.retryAfterSeconds() != null) {
+            headers.set("Retry-After", status.retryAfterSeconds().toString());
+        }
+        if (status.retryAfterMs() != null) {
+            headers.set("retry-after-ms", status.retryAfterMs().toString());
+        }
+        if (status.resetAfterMs() != null) {
+            wire.addRateLimitReset(headers, status.resetAfterMs(), Instant.now());
+        }
+        receipt.answered(status.status());
+        send(exchange, status.status(), wire.error(status.status(), "Simulated " + status.status()));
+    }
+
+    private static Function<String, List<String>> piecesFor(Behaviour behaviour) {
+        if (behaviour instanceof Behaviour.Paced paced) {
+            return text -> TextPieces.splitInto(text, paced.pieces());
+        }
+        return TextPieces::split;
+    }
+
+    private void stream(HttpExchange exchange, List<SseEvent> events, String requestId, Behaviour behaviour)
+            throws IOException, InterruptedException {
         EventStream.open(exchange, wire.requestIdHeader(), requestId);
-        if (cut == null) {
-            EventStream.write(exchange, events);
+        if (behaviour instanceof Behaviour.FailMidStream cut) {
+            EventStream.write(exchange, events.subList(0, cut.eventsBeforeCut(events.size())));
+            throw new ConnectionCut();
+        }
+        if (behaviour instanceof Behaviour.Paced paced) {
+            if (!EventStream.writePaced(exchange, events, paced.intervalMs(), closed)) {
+                throw new ConnectionCut();
+            }
             return;
         }
-        EventStream.write(exchange, events.subList(0, cut.eventsBeforeCut(events.size())));
-        throw new ConnectionCut();
+        EventStream.write(exchange, events);
     }
 
     /** A 200 that promises the whole body in its {@code Content-Length} and delivers half of it. */
@@ -193,7 +224,10 @@ final class ProtocolHandler implements HttpHandler {
     }
 
     /** Waits as the behaviour says; false when the simulator closed first (the connection is then dropped). */
-    private boolean waitUnlessClosed(Behaviour behaviour) throws InterruptedException {
+    private boolean waitUnlessClosed(Behaviour behaviour, boolean streamed) throws InterruptedException {
+        if (behaviour instanceof Behaviour.Paced paced && !streamed) {
+            return !closed.await(paced.pieces() * paced.intervalMs(), TimeUnit.MILLISECONDS);
+        }
         if (behaviour instanceof Behaviour.Answer answer && answer.delayMs() > 0) {
             return !closed.await(answer.delayMs(), TimeUnit.MILLISECONDS);
         }
@@ -211,18 +245,14 @@ final class ProtocolHandler implements HttpHandler {
         return true;
     }
 
-    private void send(HttpExchange exchange, int status, JsonNode body, String retryAfter) throws IOException {
-        send(exchange, status, body, retryAfter, Wire.randomId("req_"));
+    private void send(HttpExchange exchange, int status, JsonNode body) throws IOException {
+        send(exchange, status, body, Wire.randomId("req_"));
     }
 
-    private void send(HttpExchange exchange, int status, JsonNode body, String retryAfter, String requestId)
-            throws IOException {
+    private void send(HttpExchange exchange, int status, JsonNode body, String requestId) throws IOException {
         byte[] bytes = Json.bytes(body);
         exchange.getResponseHeaders().set("Content-Type", "application/json");
         exchange.getResponseHeaders().set(wire.requestIdHeader(), requestId);
-        if (retryAfter != null) {
-            exchange.getResponseHeaders().set("Retry-After", retryAfter);
-        }
         exchange.sendResponseHeaders(status, bytes.length);
         exchange.getResponseBody().write(bytes);
     }

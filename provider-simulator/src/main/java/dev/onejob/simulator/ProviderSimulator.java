@@ -114,6 +114,15 @@ public final class ProviderSimulator implements AutoCloseable {
         rules.setDefault(behaviour, true);
     }
 
+    /**
+     * The behaviour for the next {@code times} requests without a per-key or planned behaviour (exactly that many,
+     * also when they come concurrently); after them, the default this one replaced applies again. E.g.
+     * {@code setDefaultBehaviour(Behaviour.status(429, 1), 2)}: two refusals, then answers.
+     */
+    public void setDefaultBehaviour(Behaviour behaviour, int times) {
+        rules.setDefault(behaviour, times);
+    }
+
     /** The behaviour for every request carrying this {@code Idempotency-Key}, until reset or replaced. */
     public void setBehaviour(String idempotencyKey, Behaviour behaviour) {
         rules.setForKey(idempotencyKey, behaviour, false);
@@ -122,6 +131,14 @@ public final class ProviderSimulator implements AutoCloseable {
     /** The behaviour for the first request carrying this {@code Idempotency-Key}; later ones get the default. */
     public void setOneShotBehaviour(String idempotencyKey, Behaviour behaviour) {
         rules.setForKey(idempotencyKey, behaviour, true);
+    }
+
+    /**
+     * The behaviour for the next {@code times} requests carrying this {@code Idempotency-Key}; then the key's behaviour
+     * it replaced, or none (the default).
+     */
+    public void setBehaviour(String idempotencyKey, Behaviour behaviour, int times) {
+        rules.setForKey(idempotencyKey, behaviour, times);
     }
 
     /** Removes the behaviour of this {@code Idempotency-Key}; its requests get the default again. */

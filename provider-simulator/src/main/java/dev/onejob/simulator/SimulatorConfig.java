@@ -17,7 +17,8 @@ import java.util.function.Function;
  * @param name                 a label for logs and {@code /_sim/health}
  * @param port                 the loopback port to listen on; 0 = an ephemeral port
  * @param expectedApiKey       the key requests must carry, or {@code null} to accept any or none
- * @param answerFunction       makes the answer object of a request; default: generated from its schema
+ * @param answerFunction       makes the answer of a request (a JSON string is free text, any other value is sent as
+ *                             JSON text); default: generated from its schema, prose without one
  * @param tokenCountMultiplier multiplies every input token count (see {@link TokenCounter})
  * @param tokenCountOffset     is added to every input token count after the multiplier
  * @param behaviourPlan        the behaviour for a request's {@code Idempotency-Key} (called with {@code null}

@@ -10,13 +10,18 @@ import java.nio.charset.StandardCharsets;
  * <p>Produced by {@link OpenAiChatStream} and {@link AnthropicMessageStream}; written by {@link EventStream}.
  * Owns nothing: an immutable value. {@code data} is one line: compact JSON never holds a raw newline.
  *
- * @param name the event name, or {@code null} for none
- * @param data the data line's text: compact JSON, or OpenAI's {@code [DONE]}
+ * @param name  the event name, or {@code null} for none
+ * @param data  the data line's text: compact JSON, or OpenAI's {@code [DONE]}
+ * @param piece whether the event carries a piece of the answer's text (what a {@code paced} stream spaces out)
  */
-record SseEvent(String name, String data) {
+record SseEvent(String name, String data, boolean piece) {
 
     /** OpenAI's last event of a stream. */
     static final SseEvent DONE = new SseEvent(null, "[DONE]");
+
+    SseEvent(String name, String data) {
+        this(name, data, false);
+    }
 
     /** An unnamed event (OpenAI) carrying {@code data} as JSON. */
     static SseEvent json(JsonNode data) {
@@ -26,6 +31,11 @@ record SseEvent(String name, String data) {
     /** An event carrying {@code data} as JSON; unpaired surrogates as escapes, as in a non-streamed answer. */
     static SseEvent json(String name, JsonNode data) {
         return new SseEvent(name, Json.wireText(data));
+    }
+
+    /** This event, marked as carrying a piece of the answer's text. */
+    SseEvent asPiece() {
+        return new SseEvent(name, data, true);
     }
 
     /** The event as sent, UTF-8. */

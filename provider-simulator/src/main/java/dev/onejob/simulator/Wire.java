@@ -4,8 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.Headers;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
 
 /**
  * One provider wire protocol: how its requests are checked and read, how its answers and errors look.
@@ -37,14 +39,24 @@ interface Wire {
         return request.streamed();
     }
 
-    /** The events of the streamed answer whose non-streamed answer is {@code success}, in the order they are sent. */
-    List<SseEvent> events(SimRequest request, JsonNode success);
+    /**
+     * The events of the streamed answer whose non-streamed answer is {@code success}, in the order they are sent, its
+     * text cut into {@code pieces} (normally {@link TextPieces#split}).
+     */
+    List<SseEvent> events(SimRequest request, JsonNode success, Function<String, List<String>> pieces);
 
     /** The tokens the {@code usage} block of {@code success} reports, or {@code null} when it has none (not billed). */
     Usage usage(JsonNode success);
 
     /** An error body in this protocol's own shape. */
     JsonNode error(int status, String message);
+
+    /**
+     * Adds this protocol's header saying when the request rate limit resets, {@code resetAfterMs} after {@code now}:
+     * OpenAI {@code x-ratelimit-reset-requests} as a duration ({@code 250ms}, {@code 1s}, {@code 6m0s}), Anthropic
+     * {@code anthropic-ratelimit-requests-reset} as an RFC 3339 UTC instant.
+     */
+    void addRateLimitReset(Headers headers, long resetAfterMs, Instant now);
 
     /** Constant-time comparison, so a wrong key's timing says nothing about the expected one. */
     static boolean keyMatches(String expected, String presented) {

@@ -137,13 +137,16 @@ class AnswerGeneratorTest {
     }
 
     @Test
-    void requestWithoutSchemaGetsATextObject() {
+    void requestWithoutSchemaGetsProseNotJson() {
         // when
         JsonNode answer = AnswerGenerator.answer(request("hello", null));
 
         // then
-        assertEquals(List.of("text"), fieldNames(answer));
-        assertTrue(answer.get("text").asText().matches("sim-[0-9a-f]{8}"));
+        assertTrue(answer.isTextual(), answer.toString());
+        assertTrue(answer.asText().matches("Here is the simulated answer sim-[0-9a-f]{8}\\. [A-Z][A-Za-z ,.]+"),
+                answer.asText());
+        assertEquals(answer, AnswerGenerator.answer(request("hello", null)), "the same prompt, the same prose");
+        assertNotEquals(answer, AnswerGenerator.answer(request("hello again", null)));
     }
 
     @Test

@@ -19,7 +19,9 @@ class BehaviourJsonTest {
                 new Behaviour.InventKey("reasoning"), new Behaviour.DropField("summary", 3),
                 new Behaviour.DropField(null, 1), new Behaviour.IgnoreFormat(), new Behaviour.MangleNonAscii(),
                 new Behaviour.Reset(), new Behaviour.Lognormal(1_000, 8_000), new Behaviour.FailMidStream(null),
-                new Behaviour.FailMidStream(3));
+                new Behaviour.FailMidStream(3), new Behaviour.Status(529, 2, 1500L, 30_000L),
+                new Behaviour.Status(429, null, null, 250L), new Behaviour.Paced(150, 1_000),
+                new Behaviour.Paced(1, 0), new Behaviour.LargeAnswer(600 * 1024), new Behaviour.LargeAnswer(1));
     }
 
     @Test
@@ -47,6 +49,32 @@ class BehaviourJsonTest {
         // then
         assertEquals(behaviour, parsed.behaviour());
         assertTrue(parsed.oneShot());
+    }
+
+    @Test
+    void timesSurvivesTheTripAndIsNotOneShot() {
+        // given
+        String spec = "{\"kind\":\"status\",\"status\":429,\"retry_after_s\":1,\"times\":2}";
+
+        // when
+        BehaviourJson.Spec parsed = BehaviourJson.parse(SimHttp.json(spec));
+        BehaviourJson.Spec again = BehaviourJson.parse(BehaviourJson.write(parsed));
+
+        // then
+        assertEquals(new BehaviourJson.Spec(Behaviour.status(429, 1), false, 2), parsed);
+        assertEquals(parsed, again);
+    }
+
+    @Test
+    void newStatusHeadersAreWrittenOnlyWhenSet() {
+        // when
+        var plain = BehaviourJson.write(Behaviour.status(503), false);
+        var refusal = BehaviourJson.write(Behaviour.status(429, 1).withRetryAfterMs(250).withResetAfterMs(6_000), false);
+
+        // then
+        assertFalse(plain.has("retry_after_ms") || plain.has("reset_after_ms"), plain.toString());
+        assertEquals(250, refusal.get("retry_after_ms").asLong());
+        assertEquals(6_000, refusal.get("reset_after_ms").asLong());
     }
 
     @Test
@@ -78,6 +106,23 @@ class BehaviourJsonTest {
         "{\"kind\":\"lognormal\",\"median_ms\":0}",
         "{\"kind\":\"fail_mid_stream\",\"after_events\":-1}",
         "{\"kind\":\"fail_mid_stream\",\"after\":3}",
+        "{\"kind\":\"status\",\"status\":429,\"retry_after_ms\":-1}",
+        "{\"kind\":\"status\",\"status\":429,\"reset_after_ms\":\"soon\"}",
+        "{\"kind\":\"status\",\"status\":429,\"reset_after\":5}",
+        "{\"kind\":\"paced\",\"interval_ms\":100}",
+        "{\"kind\":\"paced\",\"pieces\":5}",
+        "{\"kind\":\"paced\",\"pieces\":0,\"interval_ms\":100}",
+        "{\"kind\":\"paced\",\"pieces\":5,\"interval_ms\":-1}",
+        "{\"kind\":\"paced\",\"pieces\":5,\"interval_ms\":1.5}",
+        "{\"kind\":\"paced\",\"pieces\":99999999999,\"interval_ms\":1}",
+        "{\"kind\":\"paced\",\"pieces\":5,\"interval_ms\":100,\"size_bytes\":9}",
+        "{\"kind\":\"large_answer\"}",
+        "{\"kind\":\"large_answer\",\"size_bytes\":0}",
+        "{\"kind\":\"large_answer\",\"size_bytes\":67108865}",
+        "{\"kind\":\"large_answer\",\"size_bytes\":1000,\"flavour\":\"oversize\"}",
+        "{\"kind\":\"answer\",\"times\":0}",
+        "{\"kind\":\"answer\",\"times\":\"2\"}",
+        "{\"kind\":\"answer\",\"times\":2,\"one_shot\":true}",
         "[]"})
     void invalidSpecsAreRejectedWithAMessage(String spec) {
         // when

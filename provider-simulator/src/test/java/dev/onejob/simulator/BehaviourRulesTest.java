@@ -98,4 +98,106 @@ class BehaviourRulesTest {
         assertEquals(2, keyedSecond);
         assertEquals(1, afterReset);
     }
+
+    @Test
+    void aDefaultForTheNextRequestsAppliesThatManyTimesThenTheOneItReplaced() {
+        // given
+        BehaviourRules rules = new BehaviourRules();
+        rules.setDefault(Behaviour.status(503), false);
+        rules.setDefault(Behaviour.status(429, 1), 2);
+
+        // when
+        List<Behaviour> applied = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            applied.add(rules.resolve("attempt-" + i).behaviour());
+        }
+
+        // then
+        assertEquals(List.of(Behaviour.status(429, 1), Behaviour.status(429, 1), Behaviour.status(503),
+                Behaviour.status(503)), applied);
+    }
+
+    @Test
+    void nestedSequencesUnwindInOrder() {
+        // given
+        BehaviourRules rules = new BehaviourRules();
+        rules.setDefault(Behaviour.status(500), 1);
+        rules.setDefault(Behaviour.status(429), 2);
+
+        // when
+        List<Behaviour> applied = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            applied.add(rules.resolve(null).behaviour());
+        }
+
+        // then
+        assertEquals(List.of(Behaviour.status(429), Behaviour.status(429), Behaviour.status(500), Behaviour.answer()),
+                applied);
+    }
+
+    @Test
+    void aKeyedSequenceFallsBackToTheKeysEarlierRuleThenToNone() {
+        // given
+        BehaviourRules rules = new BehaviourRules();
+        rules.setDefault(Behaviour.status(503), false);
+        rules.setForKey("k", Behaviour.reset(), true);
+        rules.setForKey("k", Behaviour.status(429), 2);
+
+        // when
+        List<Behaviour> applied = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            applied.add(rules.resolve("k").behaviour());
+        }
+
+        // then
+        assertEquals(List.of(Behaviour.status(429), Behaviour.status(429), Behaviour.reset(), Behaviour.status(503)),
+                applied);
+    }
+
+    @Test
+    void concurrentRequestsGetASequenceExactlyItsNumberOfTimes() throws Exception {
+        // given
+        BehaviourRules rules = new BehaviourRules();
+        ExecutorService pool = Executors.newFixedThreadPool(16);
+        try {
+            for (int round = 0; round < 200; round++) {
+                rules.setDefault(Behaviour.status(429), 5);
+                CountDownLatch start = new CountDownLatch(1);
+                List<Future<Behaviour>> results = new ArrayList<>();
+                for (int i = 0; i < 16; i++) {
+                    results.add(pool.submit(() -> {
+                        start.await();
+                        return rules.resolve(null).behaviour();
+                    }));
+                }
+
+                // when
+                start.countDown();
+                int refusals = 0;
+                for (Future<Behaviour> result : results) {
+                    refusals += result.get() instanceof Behaviour.Status ? 1 : 0;
+                }
+
+                // then
+                assertEquals(5, refusals, "round " + round);
+                assertEquals(Behaviour.answer(), rules.resolve(null).behaviour());
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aSequenceIsDescribedWithTheUsesItHasLeft() {
+        // given
+        BehaviourRules rules = new BehaviourRules();
+        rules.setDefault(Behaviour.status(429, 1), 3);
+
+        // when
+        rules.resolve(null);
+
+        // then
+        assertEquals(2, rules.describe().at("/default/times").asInt());
+        assertEquals(429, rules.describe().at("/default/status").asInt());
+    }
 }

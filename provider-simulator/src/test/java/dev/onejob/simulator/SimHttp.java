@@ -62,6 +62,31 @@ final class SimHttp {
         return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
+    /** A control-plane call, e.g. {@code control("PUT", "/_sim/behaviour", "{\"kind\":\"reset\"}")}. */
+    HttpResponse<String> control(String method, String path, String json) throws IOException, InterruptedException {
+        return send(HttpRequest.newBuilder(URI.create(baseUrl + path)).header("Content-Type", "application/json")
+                .method(method, json == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(json)).build());
+    }
+
+    /** The Anthropic request as {@link #anthropic} sends it, for other body handlers. */
+    HttpRequest anthropicRequest(JsonNode body, String idempotencyKey) {
+        HttpRequest.Builder request = post(ANTHROPIC, body, idempotencyKey).header("anthropic-version", "2023-06-01");
+        if (apiKey != null) {
+            request.header("x-api-key", apiKey);
+        }
+        return request.build();
+    }
+
+    /** The OpenAI request as {@link #openAi} sends it, for other body handlers. */
+    HttpRequest openAiHttpRequest(JsonNode body, String idempotencyKey) {
+        return openAiRequest(body, idempotencyKey);
+    }
+
+    HttpClient client() {
+        return client;
+    }
+
     HttpResponse<String> send(HttpRequest request) throws IOException, InterruptedException {
         return client.send(request, HttpResponse.BodyHandlers.ofString());
     }

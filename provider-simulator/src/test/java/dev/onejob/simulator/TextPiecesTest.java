@@ -70,4 +70,51 @@ class TextPiecesTest {
     void anEmptyTextHasNoPieces() {
         assertEquals(List.of(), TextPieces.split(""));
     }
+
+    @Test
+    void aLongTextWithManyWordBreaksStillMakesAtMostTheMaximumNumberOfPieces() {
+        // given prose whose 16-char windows would end early at spaces
+        String prose = Prose.ofLength("seed", TextPieces.MAX_PIECE * TextPieces.MAX_PIECES - 1);
+
+        // when
+        List<String> pieces = TextPieces.split(prose);
+
+        // then
+        assertTrue(pieces.size() <= TextPieces.MAX_PIECES, pieces.size() + " pieces");
+        assertEquals(prose, String.join("", pieces));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 5, 7, 150})
+    void splitIntoMakesExactlyThatManyPiecesOfNearlyEqualLength(int count) {
+        // given
+        String text = Prose.ofLength("seed", 1000);
+
+        // when
+        List<String> pieces = TextPieces.splitInto(text, count);
+
+        // then
+        assertEquals(count, pieces.size());
+        assertEquals(text, String.join("", pieces));
+        int shortest = pieces.stream().mapToInt(String::length).min().orElseThrow();
+        int longest = pieces.stream().mapToInt(String::length).max().orElseThrow();
+        assertTrue(longest - shortest <= 1, shortest + ".." + longest);
+    }
+
+    @Test
+    void splitIntoNeverSplitsASurrogatePairAndLeavesPiecesEmptyOnlyWhenTheTextIsShort() {
+        // when
+        List<String> emoji = TextPieces.splitInto("😀".repeat(10), 7);
+        List<String> shortText = TextPieces.splitInto("abc", 5);
+
+        // then
+        assertEquals(7, emoji.size());
+        for (String piece : emoji) {
+            assertFalse(piece.isEmpty());
+            assertFalse(Character.isHighSurrogate(piece.charAt(piece.length() - 1)), piece);
+        }
+        assertEquals("abc", String.join("", shortText));
+        assertEquals(5, shortText.size());
+        assertEquals(2, shortText.stream().filter(String::isEmpty).count());
+    }
 }

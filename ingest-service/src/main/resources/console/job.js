@@ -92,6 +92,8 @@ function renderAttempt(attempt) {
   const notes = [
     attempt.certification_override && `certification override: ${attempt.certification_override}`,
     attempt.lost_reason && `lost: ${attempt.lost_reason}`,
+    // A retry after a refusal that ran nothing waits out its backoff before it starts.
+    attempt.not_before && `retry: not before ${attempt.not_before}`,
   ].filter(Boolean);
   return h('tr', { 'data-attempt-id': attempt.id, 'data-status': attempt.status },
     h('td', { class: 'num' }, `#${attempt.number}`),

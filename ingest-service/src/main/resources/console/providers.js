@@ -74,9 +74,16 @@ function renderFailures(provider) {
     h('li', { 'data-attempt-id': f.attempt_id }, timeCell(f.at), ' ', mono(f.error_code), ' ', jobLink(f.job_id))));
 }
 
+// A provider that kept refusing cools down: new jobs with a certified fallback start there until then.
+function coolingBadge(provider) {
+  if (!provider.cooling_until) return null;
+  return h('span', { class: 'badge cooling', title: `cooling down until ${provider.cooling_until}: new jobs with a`
+    + ' certified fallback start there' }, 'cooling down');
+}
+
 function renderRow(provider) {
-  return h('tr', { 'data-provider': provider.id },
-    h('td', {}, mono(provider.id)),
+  return h('tr', { 'data-provider': provider.id, 'data-cooling': provider.cooling_until ? 'true' : null },
+    h('td', {}, mono(provider.id), ' ', coolingBadge(provider)),
     h('td', {}, provider.protocol ?? '—'),
     h('td', {}, mono(provider.model)),
     h('td', {}, renderCertifications(provider)),

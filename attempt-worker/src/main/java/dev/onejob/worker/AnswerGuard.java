@@ -13,17 +13,18 @@ import java.util.Optional;
  * that PostgreSQL can store and the {@code attempt-completions} topic accepts, whatever the provider answered.
  *
  * <p>A result that cannot be stored (a U+0000 or an unpaired surrogate in a string, which {@code jsonb} refuses or
- * would change), that holds a number outside {@link JsonNumbers}' bounds, or that is larger than
- * {@link #MAX_RESULT_BYTES} is no result: the attempt is a definite failure,
- * code {@code invalid_answer}, and failover proceeds as for any definite failure. The answer is kept for the
+ * would change), or that holds a number outside {@link JsonNumbers}' bounds, is no result: the attempt is a definite
+ * failure, code {@code invalid_answer}, and failover proceeds as for any definite failure. One larger than
+ * {@link #MAX_RESULT_BYTES}, what the topics carry (the provider client already held the answer to its call's own
+ * bound), is {@code answer_too_large}: billed, and not failed over. The answer is kept for the
  * operator as JSON text with those characters written as {@code \\uXXXX} escapes (lossless), cut at
  * {@link #MAX_KEPT_ANSWER_CHARS}. Error messages, offending answers and UNKNOWN reasons, which come from the
  * provider too, are escaped and cut the same way. Without this, one such answer made the reconciler's write fail on
  * every replay and stalled its partition.
  */
 final class AnswerGuard {
-    /** A result this large is refused: it travels in a completion, a job result and a jsonb column. */
-    static final int MAX_RESULT_BYTES = 256 * 1024;
+    /** A result larger than this is refused: it travels in a completion, a job result and a jsonb column. */
+    static final int MAX_RESULT_BYTES = dev.onejob.core.config.ProviderConfig.ANSWER_BYTES_LIMIT;
     /** How much of an answer that is no result is kept for the operator. */
     static final int MAX_KEPT_ANSWER_CHARS = 64 * 1024;
     /** How much of a provider's error text is kept. */
@@ -43,7 +44,7 @@ final class AnswerGuard {
             return new CallOutcome.Failed(failed.code(), cut(StorableText.escape(failed.message()), MAX_MESSAGE_CHARS),
                     failed.retryable(), failed.sent(), failed.httpStatus(), text(failed.providerRequestId(), 256),
                     failed.offendingAnswer() == null ? null : kept(failed.offendingAnswer()), failed.latency(),
-                    failed.usage());
+                    failed.usage(), failed.retryAfter());
         }
         CallOutcome.Unknown unknown = (CallOutcome.Unknown) outcome;
         return new CallOutcome.Unknown(cut(StorableText.escape(unknown.reason()), MAX_MESSAGE_CHARS),
@@ -65,8 +66,9 @@ final class AnswerGuard {
         String written = Json.write(ok.result());
         int bytes = written.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > MAX_RESULT_BYTES) {
-            return invalid("the provider's answer is " + bytes + " bytes, over the limit of " + MAX_RESULT_BYTES,
-                    requestId, written, ok);
+            return new CallOutcome.Failed(dev.onejob.core.ledger.AttemptFailure.ANSWER_TOO_LARGE, "the provider's"
+                    + " answer is " + bytes + " bytes, over the " + MAX_RESULT_BYTES + " onejob carries", false, true,
+                    null, requestId, kept(written), ok.latency(), ok.usage());
         }
         return requestId == null || requestId.equals(ok.providerRequestId()) ? ok
                 : new CallOutcome.Succeeded(ok.result(), requestId, ok.latency(), ok.usage());

@@ -56,8 +56,8 @@ import org.slf4j.LoggerFactory;
  * succeeded while its acknowledgement was lost is recognised by its start token when the poll is read again, and
  * called. Offsets are committed once those transitions are durable. Calls are asynchronous (no thread waits on a
  * provider; {@code WORKER_MAX_IN_FLIGHT} bounds them); their outcomes go to {@code attempt-completions}:
- * UNKNOWN at the soft deadline when no answer came, then SUCCEEDED or FAILED if a late answer arrives before the hard
- * deadline.
+ * UNKNOWN at the soft deadline when no answer came (for a streamed call: when its stream fell silent), then SUCCEEDED
+ * or FAILED whenever a late answer arrives, until the call is given up at its hard deadline.
  */
 public final class AttemptWorker implements Loops.Loop {
     private static final Logger log = LoggerFactory.getLogger(AttemptWorker.class);
@@ -92,6 +92,7 @@ public final class AttemptWorker implements Loops.Loop {
     }
 
     private final WorkerMetrics metrics;
+    private final StreamLeases streamLeases;
     private volatile Duration drain = Duration.ofSeconds(10);
 
     public AttemptWorker(KafkaConfig kafka, String clientId, LedgerStore ledger, Providers providers,
@@ -134,6 +135,7 @@ public final class AttemptWorker implements Loops.Loop {
         this.contracts = contracts;
         this.client = client;
         this.maxInFlight = maxInFlight;
+        this.streamLeases = new StreamLeases(ledger);
     }
 
     private static KafkaConsumer<byte[], byte[]> consumer(KafkaConfig kafka, String clientId) {
@@ -404,17 +406,25 @@ public final class AttemptWorker implements Loops.Loop {
                 ? client.call(provider, contract, command.variables(), command.attemptId(),
                         completions.chunkSink(command))
                 : client.call(provider, contract, command.variables(), command.attemptId());
+        if (contract.passthrough()) {
+            // A streamed call's deadlines in the ledger move with its pieces.
+            streamLeases.track(command.attemptId(), call, startToken, provider);
+        }
         call.atSoftDeadline().whenComplete((outcome, error) -> {
             CallOutcome first = error == null ? outcome
                     : new CallOutcome.Unknown("the call failed inside the worker: " + error, Duration.ZERO);
             var published = completions.publishAsync(Completions.of(command, startToken, provider, first));
             if (first instanceof CallOutcome.Unknown && !call.finalBeforeSoftDeadline()) {
-                // A late answer still counts; nothing by the hard deadline leaves the attempt UNKNOWN.
+                // A late answer counts however late it comes: it is billed and goes through the compare-and-swap.
+                // Only a call given up at its hard deadline (or its whole-answer bound) leaves the attempt UNKNOWN.
                 published = published.thenCombine(call.atHardDeadline(), (ignored, late) -> late)
                         .thenCompose(late -> late instanceof CallOutcome.Unknown ? CompletableFuture.completedFuture(null)
                                 : completions.publishAsync(Completions.of(command, startToken, provider, late)));
             }
-            published.whenComplete((ignored, failure) -> inFlight.decrementAndGet());
+            published.whenComplete((ignored, failure) -> {
+                streamLeases.forget(command.attemptId());
+                inFlight.decrementAndGet();
+            });
         });
     }
 
@@ -495,6 +505,7 @@ public final class AttemptWorker implements Loops.Loop {
             log.warn("event=drain_timed_out calls_in_flight={} drain_timeout={} action=\"their attempts become"
                     + " UNKNOWN through the sweeper\"", inFlight.get(), grace);
         }
+        streamLeases.close();
         completions.close();
     }
 

@@ -151,7 +151,8 @@ final class Completions implements AutoCloseable {
         if (outcome instanceof CallOutcome.Failed failed) {
             return new AttemptCompletion(command.attemptId(), command.jobId(), AttemptCompletion.Outcome.FAILED, null,
                     new AttemptCompletion.Error(failed.code(), failed.message(), failed.retryable(), failed.sent(),
-                            failed.httpStatus(), failed.offendingAnswer()),
+                            failed.httpStatus(), failed.offendingAnswer(),
+                            failed.retryAfter() == null ? null : failed.retryAfter().toMillis()),
                     null, provider.id(), provider.model(), failed.providerRequestId(), latency, now, usage, cost,
                     startToken);
         }
@@ -173,8 +174,9 @@ final class Completions implements AutoCloseable {
     /** The completion without its answer: what goes when the broker refuses the whole one as too large. */
     static AttemptCompletion withoutAnswer(AttemptCompletion completion, String why) {
         return new AttemptCompletion(completion.attemptId(), completion.jobId(), AttemptCompletion.Outcome.FAILED,
-                null, new AttemptCompletion.Error(AnswerGuard.INVALID_ANSWER, "the completion was refused by the"
-                        + " broker (" + why + "); the answer is not kept", false, true, null, null), null,
+                null, new AttemptCompletion.Error(dev.onejob.core.ledger.AttemptFailure.ANSWER_TOO_LARGE,
+                        "the completion was refused by the broker (" + why + "); the answer is not kept", false, true,
+                        null, null), null,
                 completion.provider(), completion.model(), completion.providerRequestId(), completion.latencyMs(),
                 completion.completedAt(), completion.usage(), completion.costUsd(), completion.startToken());
     }

@@ -47,16 +47,26 @@ class AnswerGuardTest {
     }
 
     @Test
-    void anAnswerOverTheSizeLimitIsAnInvalidAnswerAndOnlyItsStartIsKept() {
+    void anAnswerOverWhatTheTopicsCarryIsTooLargeBilledAndOnlyItsStartIsKept() {
         ObjectNode result = answer("x".repeat(AnswerGuard.MAX_RESULT_BYTES));
+        dev.onejob.core.billing.Usage usage = new dev.onejob.core.billing.Usage(10, 3_000_000, 0);
 
         CallOutcome.Failed failed = assertInstanceOf(CallOutcome.Failed.class,
-                AnswerGuard.storable(new CallOutcome.Succeeded(result, null, LATENCY)));
+                AnswerGuard.storable(new CallOutcome.Succeeded(result, null, LATENCY, usage)));
 
-        assertEquals("invalid_answer", failed.code());
-        assertTrue(failed.message().contains("over the limit"), failed.message());
+        assertEquals("answer_too_large", failed.code());
+        assertEquals(usage, failed.usage(), "the oversized answer was paid for");
+        assertTrue(failed.sent() && !failed.retryable());
+        assertTrue(failed.message().contains("onejob carries"), failed.message());
         assertTrue(failed.offendingAnswer().length() < AnswerGuard.MAX_KEPT_ANSWER_CHARS + 100);
         assertTrue(failed.offendingAnswer().endsWith("chars in all]"));
+    }
+
+    @Test
+    void anAnswerOfSixHundredKibibytesIsStoredAsItIs() {
+        ObjectNode result = answer("y".repeat(600 * 1024));
+        assertEquals(result, assertInstanceOf(CallOutcome.Succeeded.class,
+                AnswerGuard.storable(new CallOutcome.Succeeded(result, null, LATENCY))).result());
     }
 
     @Test

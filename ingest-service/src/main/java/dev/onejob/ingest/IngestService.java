@@ -10,6 +10,7 @@ import dev.onejob.core.ledger.KeyRetention;
 import dev.onejob.core.ledger.LedgerStore;
 import dev.onejob.core.certification.CertificationGate;
 import dev.onejob.core.certification.CertificationStore;
+import dev.onejob.core.ledger.RefusalCounts;
 import dev.onejob.core.outbox.OutboxPruner;
 import dev.onejob.core.outbox.OutboxRelay;
 import dev.onejob.core.service.Loops;
@@ -78,7 +79,14 @@ public final class IngestService implements ServiceMain.Service {
         LedgerStore ledger = new LedgerStore(database);
         OwnerPolicies policies = config.ownersFile() == null ? OwnerPolicies.NONE
                 : OwnerPolicies.load(config.ownersFile());
-        JobRequests requests = new JobRequests(contracts, providers, policies, java.time.Clock.systemUTC());
+        CertificationStore certifications = new CertificationStore(database);
+        CertificationGate gate = new CertificationGate(certifications, contracts, providers);
+        ProviderCooldowns cooldowns = new ProviderCooldowns(new RefusalCounts(database), providers,
+                (contract, provider) -> gate.whyNot(contract, provider).isEmpty(), metrics.registry(),
+                java.time.Clock.systemUTC());
+        loops.start("provider-cooldowns", cooldowns);
+        JobRequests requests = new JobRequests(contracts, providers, policies, java.time.Clock.systemUTC(),
+                cooldowns);
         KafkaConfig kafka = config.kafka();
         admin = Admin.create(kafka.admin(config.instanceId() + "-admin"));
 
@@ -99,8 +107,6 @@ public final class IngestService implements ServiceMain.Service {
                         config.retentionEvery(), java.time.Clock.systemUTC()));
             }
         }
-        CertificationStore certifications = new CertificationStore(database);
-        CertificationGate gate = new CertificationGate(certifications, contracts, providers);
         clients = ProviderClients.create(ProviderClients.defaultHttpClient(), env);
         CertificationRunner certifier = CertificationRunner.over(clients, certifications, providers,
                 contracts);

@@ -29,6 +29,7 @@ public final class JobRequests {
     private final Providers providers;
     private final OwnerPolicies policies;
     private final Clock clock;
+    private final ProviderCooldowns cooldowns;
 
     /** Limiting nobody. */
     public JobRequests(Contracts contracts, Providers providers) {
@@ -37,10 +38,22 @@ public final class JobRequests {
 
     /** A limited owner's jobs carry their limits, the current period and what they reserve ({@link JobCost}). */
     public JobRequests(Contracts contracts, Providers providers, OwnerPolicies policies, Clock clock) {
+        this(contracts, providers, policies, clock, ProviderCooldowns.NONE);
+    }
+
+    /** And a job whose target cools down starts on a certified fallback ({@link ProviderCooldowns}). */
+    public JobRequests(Contracts contracts, Providers providers, OwnerPolicies policies, Clock clock,
+                       ProviderCooldowns cooldowns) {
         this.contracts = contracts;
         this.providers = providers;
         this.policies = policies;
         this.clock = clock;
+        this.cooldowns = cooldowns;
+    }
+
+    /** Which providers cool down now, deciding where new jobs start. */
+    public ProviderCooldowns cooldowns() {
+        return cooldowns;
     }
 
     /** Either a job to submit or the problems, never both. */
@@ -99,7 +112,8 @@ public final class JobRequests {
             return new Validated(null, List.copyOf(problems));
         }
         return new Validated(new NewJob(ownerId, idempotencyKey, request, contractId, target, fallbacks,
-                budget(ownerId, contract, variables, target, fallbacks)), List.of());
+                budget(ownerId, contract, variables, target, fallbacks),
+                cooldowns.firstProvider(contractId, target, fallbacks)), List.of());
     }
 
     private NewJob.Budget budget(String ownerId, Contract contract, JsonNode variables, String target,

@@ -27,23 +27,31 @@ final class PipelineFixture implements AutoCloseable {
     final LocalStack stack = new LocalStack(new Progress(new PrintStream(OutputStream.nullOutputStream())));
     final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     final Map<String, String> tokens;
+    /** Primary's soft timeout is 1 s so the timeout story plays in seconds; its refusals are retried once. */
+    static final String PROVIDERS = """
+            providers:
+              - {id: primary, protocol: openai-chat, base_url: '${SIM_PRIMARY_URL}', model: gpt-test,
+                 api_key_env: PRIMARY_API_KEY, soft_timeout: 1s, hard_timeout: 15s,
+                 retry: {max_attempts: 2, initial_backoff: 200ms, max_backoff: 2s},
+                 prices: {input: 0.15, output: 0.60}}
+              - {id: backup, protocol: anthropic-messages, base_url: '${SIM_BACKUP_URL}', model: claude-test,
+                 api_key_env: BACKUP_API_KEY, soft_timeout: 5s, hard_timeout: 15s,
+                 prices: {input: 3.00, output: 15.00}}
+            aliases:
+              fast: [primary, backup]
+              careful: [backup, primary]
+              primary-only: [primary]
+            """;
 
     PipelineFixture() throws IOException {
+        this(PROVIDERS);
+    }
+
+    /** The pipeline over the providers file {@code providersYaml} (its base URLs name the simulators' variables). */
+    PipelineFixture(String providersYaml) throws IOException {
         Path dir = Files.createTempDirectory("onejob-pipeline");
         Path providers = dir.resolve("providers.yaml");
-        Files.writeString(providers, """
-                providers:
-                  - {id: primary, protocol: openai-chat, base_url: '${SIM_PRIMARY_URL}', model: gpt-test,
-                     api_key_env: PRIMARY_API_KEY, soft_timeout: 1s, hard_timeout: 15s,
-                     prices: {input: 0.15, output: 0.60}}
-                  - {id: backup, protocol: anthropic-messages, base_url: '${SIM_BACKUP_URL}', model: claude-test,
-                     api_key_env: BACKUP_API_KEY, soft_timeout: 5s, hard_timeout: 15s,
-                     prices: {input: 3.00, output: 15.00}}
-                aliases:
-                  fast: [primary, backup]
-                  careful: [backup, primary]
-                  primary-only: [primary]
-                """);
+        Files.writeString(providers, providersYaml);
         TestDatabase db = TestDatabase.shared();
         Map<String, String> env = new HashMap<>();
         env.put("DATABASE_URL", db.jdbcUrl());

@@ -168,14 +168,19 @@ class PipelineIT {
         String jobId = submit("I loved it");
         JsonNode failed = pipeline.awaitStatus(jobId, "FAILED", Duration.ofSeconds(20));
 
+        // a refused connection ran nothing: retried once on primary (its retry policy), then failed over
         assertEquals("connection_refused", failed.path("attempts").get(0).path("error").path("code").asText());
-        assertEquals("contract_violation", failed.path("attempts").get(1).path("error").path("code").asText());
+        assertEquals("connection_refused", failed.path("attempts").get(1).path("error").path("code").asText());
+        assertEquals("primary", failed.path("attempts").get(1).path("provider").asText());
+        assertTrue(failed.path("attempts").get(1).path("not_before").isTextual(), "the retry waited its backoff");
+        assertEquals("contract_violation", failed.path("attempts").get(2).path("error").path("code").asText());
         assertTrue(failed.path("result").isNull());
         JsonNode result = records(Topics.JOB_RESULTS.name(), jobId, 1).get(0);
         assertEquals("FAILED", result.path("status").asText());
-        assertEquals(List.of("connection_refused", "contract_violation"),
+        assertEquals(List.of("connection_refused", "connection_refused", "contract_violation"),
                 List.of(result.path("attempts").get(0).path("error_code").asText(),
-                        result.path("attempts").get(1).path("error_code").asText()));
+                        result.path("attempts").get(1).path("error_code").asText(),
+                        result.path("attempts").get(2).path("error_code").asText()));
     }
 
     @Test

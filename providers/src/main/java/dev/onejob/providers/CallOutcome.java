@@ -41,7 +41,7 @@ public sealed interface CallOutcome {
      * @param code             {@code connection_refused}, {@code dns_failure}, {@code tls_failure},
      *                         {@code connect_timeout}, {@code connection_failed}, {@code missing_api_key},
      *                         {@code invalid_api_key}, {@code invalid_request} (all not sent), {@code http_<status>},
-     *                         {@code contract_violation} (sent)
+     *                         {@code contract_violation}, {@code answer_too_large} (sent)
      * @param message          what happened, in a sentence
      * @param retryable        whether the same request may succeed if tried again later
      * @param sent             whether the request may have reached the provider (false = safe to retry elsewhere)
@@ -50,15 +50,23 @@ public sealed interface CallOutcome {
      * @param offendingAnswer  for {@code contract_violation}: the answer text as received, kept for the audit
      * @param latency          from sending to this outcome
      * @param usage            what the provider billed for it (a {@code contract_violation} answer is billed), or null
+     * @param retryAfter       when the provider asked to be tried again ({@link RetryAfter}), or null
      */
     record Failed(String code, String message, boolean retryable, boolean sent, Integer httpStatus,
-                  String providerRequestId, String offendingAnswer, Duration latency, Usage usage)
+                  String providerRequestId, String offendingAnswer, Duration latency, Usage usage,
+                  Duration retryAfter)
             implements CallOutcome {
+
+        /** A failure without a retry hint. */
+        public Failed(String code, String message, boolean retryable, boolean sent, Integer httpStatus,
+                      String providerRequestId, String offendingAnswer, Duration latency, Usage usage) {
+            this(code, message, retryable, sent, httpStatus, providerRequestId, offendingAnswer, latency, usage, null);
+        }
 
         /** A failure that billed nothing onejob knows of. */
         public Failed(String code, String message, boolean retryable, boolean sent, Integer httpStatus,
                       String providerRequestId, String offendingAnswer, Duration latency) {
-            this(code, message, retryable, sent, httpStatus, providerRequestId, offendingAnswer, latency, null);
+            this(code, message, retryable, sent, httpStatus, providerRequestId, offendingAnswer, latency, null, null);
         }
 
         /** A failure before any byte of the request could have left this process. */

@@ -33,22 +33,37 @@ public final class OutcomeClassifier {
      */
     public static CallOutcome forStatus(int status, String providerRequestId, String providerMessage,
                                         String retryAfter, Duration latency) {
+        return forStatus(status, providerRequestId, providerMessage,
+                retryAfter == null ? null : RetryAfter.retryAfter(retryAfter, java.time.Instant.now()).orElse(null),
+                latency);
+    }
+
+    /**
+     * The outcome of a non-2xx HTTP answer, with the provider's own hint of when to try again ({@link RetryAfter}),
+     * kept on a refusal that may be retried and named in its message.
+     */
+    public static CallOutcome forStatus(int status, String providerRequestId, String providerMessage,
+                                        Duration retryAfter, Duration latency) {
         String detail = (providerMessage == null || providerMessage.isBlank() ? "" : ": " + providerMessage)
-                + (retryAfter == null ? "" : " (Retry-After " + retryAfter + ")");
+                + (retryAfter == null ? "" : " (asked to retry after " + retryAfter.toMillis() + " ms)");
         if (status == 502 || status == 504) {
             return new CallOutcome.Unknown("a gateway answered HTTP " + status + detail + "; it lost the upstream, "
                     + "which may have done the work" + requestIdNote(providerRequestId), latency);
         }
         if (status >= 300 && status <= 599) {
+            boolean retryable = retryableStatus(status);
             return new CallOutcome.Failed("http_" + status, "the provider answered HTTP " + status + detail,
-                    retryableStatus(status), true, status, providerRequestId, null, latency);
+                    retryable, true, status, providerRequestId, null, latency, null, retryable ? retryAfter : null);
         }
         // 1xx reaching here, or a status outside HTTP's range: nothing says the work was not done.
         return new CallOutcome.Unknown("the provider answered with the unexpected HTTP status " + status
                 + requestIdNote(providerRequestId), latency);
     }
 
-    /** Whether the same request may succeed later: timeouts, rate limits and overload only. */
+    /**
+     * Whether the same request may succeed later because the provider says it ran nothing: a request timeout (408),
+     * a rate limit (429), unavailable (503) or overloaded (529). 502 and 504 are UNKNOWN, never retried blindly.
+     */
     static boolean retryableStatus(int status) {
         return status == 408 || status == 429 || status == 503 || status == 529;
     }

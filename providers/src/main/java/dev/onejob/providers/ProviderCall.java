@@ -6,18 +6,24 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * One provider call seen through its two deadlines.
+ * One provider call seen through its deadlines.
  *
- * <p>Consumes the call's final outcome (from the HTTP exchange) and the provider's soft and hard timeouts;
- * produces {@link #atSoftDeadline()} (the final outcome if it came in time, else an {@link CallOutcome.Unknown}
- * exactly at the soft deadline) and {@link #atHardDeadline()} (the final outcome if it came before the hard
- * deadline, even after the soft one, else an {@code Unknown}). Owns two timer tasks on a shared scheduler,
- * cancelled as soon as the final outcome arrives.
+ * <p>Consumes the call's final outcome (from the HTTP exchange), the provider's soft and hard timeouts and its
+ * whole-answer bound, and, for a streamed call, its {@link #activity()} (each line of the stream as it arrives);
+ * produces {@link #atSoftDeadline()} (the final outcome if it came in time, else an {@link CallOutcome.Unknown} at
+ * the soft deadline) and {@link #atHardDeadline()} (the final outcome, whenever it comes). Owns two timer tasks on a
+ * shared scheduler, cancelled as soon as the final outcome arrives, and the exchange's abort.
+ *
+ * <p>The deadlines measure silence, not length: each starts again at every sign of life. For an unstreamed call
+ * there is none between sending and the answer, so they run from sending, as they always did. A streamed call whose
+ * pieces keep flowing is never judged UNKNOWN, however long its answer; only {@code maxDuration} bounds it as a
+ * whole. At the soft deadline an UNKNOWN is reported and the call goes on; at the hard deadline (or past
+ * {@code maxDuration}) the call is given up: the exchange is aborted, and its outcome is then UNKNOWN. A final outcome
+ * that arrives is never dropped for lateness: {@code atHardDeadline()} holds whatever the exchange ended with.
  *
  * <p>Typical use: publish what {@code atSoftDeadline()} yields; if {@link #finalBeforeSoftDeadline()} is then
  * false, a second outcome follows from {@code atHardDeadline()}. Callbacks run on the HTTP client's or the
@@ -31,14 +37,23 @@ public final class ProviderCall {
     private final CompletableFuture<CallOutcome> soft = new CompletableFuture<>();
     private final CompletableFuture<CallOutcome> hard = new CompletableFuture<>();
     private final AtomicReference<SoftResolution> softResolution = new AtomicReference<>();
+    private final AtomicReference<String> abandoned = new AtomicReference<>();
     private final long startedNanos;
+    private volatile long lastActivityNanos;
+    private volatile boolean streaming;
     // Set once by withDeadlines, before the call is shared; null for a call completed before sending.
-    private ScheduledFuture<?> softTimer;
-    private ScheduledFuture<?> hardTimer;
+    private Duration softTimeout;
+    private Duration hardTimeout;
+    private Duration maxDuration;
+    private ScheduledExecutorService timer;
+    private volatile java.util.concurrent.ScheduledFuture<?> softTimer;
+    private volatile java.util.concurrent.ScheduledFuture<?> hardTimer;
+    private volatile Runnable abort;
 
     private ProviderCall(UUID attemptId, long startedNanos) {
         this.attemptId = Objects.requireNonNull(attemptId, "attemptId");
         this.startedNanos = startedNanos;
+        this.lastActivityNanos = startedNanos;
     }
 
     /** A call whose outcome was known before anything was sent (e.g. a missing API key). */
@@ -48,20 +63,31 @@ public final class ProviderCall {
         return call;
     }
 
+    /** {@link #withDeadlines(UUID, Duration, Duration, Duration, long, ScheduledExecutorService)} bounded by hard. */
+    static ProviderCall withDeadlines(UUID attemptId, Duration soft, Duration hard, long startedNanos,
+                                      ScheduledExecutorService timer) {
+        return withDeadlines(attemptId, soft, hard, hard, startedNanos, timer);
+    }
+
     /**
      * A call whose deadlines run {@code soft} and {@code hard} after {@code startedNanos} ({@link System#nanoTime()}
-     * just before sending); arm it before sending, so a closed timer stops the call before anything leaves.
+     * just before sending) or after its last activity, and which ends {@code maxDuration} after it started at the
+     * latest; arm it before sending, so a closed timer stops the call before anything leaves.
      *
      * @throws IllegalStateException when the timer no longer accepts tasks (the adapters were closed)
      */
-    static ProviderCall withDeadlines(UUID attemptId, Duration soft, Duration hard, long startedNanos,
-                                      ScheduledExecutorService timer) {
+    static ProviderCall withDeadlines(UUID attemptId, Duration soft, Duration hard, Duration maxDuration,
+                                      long startedNanos, ScheduledExecutorService timer) {
         ProviderCall call = new ProviderCall(attemptId, startedNanos);
+        call.softTimeout = soft;
+        call.hardTimeout = hard;
+        call.maxDuration = maxDuration.compareTo(hard) < 0 ? hard : maxDuration;
+        call.timer = timer;
         try {
-            call.softTimer = timer.schedule(() -> call.softDeadlinePassed(soft, startedNanos),
-                    remaining(soft, startedNanos), TimeUnit.NANOSECONDS);
-            call.hardTimer = timer.schedule(() -> call.hardDeadlinePassed(hard, timer),
-                    remaining(hard, startedNanos), TimeUnit.NANOSECONDS);
+            call.softTimer = timer.schedule(call::softDeadlinePassed, remaining(soft, startedNanos),
+                    TimeUnit.NANOSECONDS);
+            call.hardTimer = timer.schedule(call::hardDeadlinePassed, remaining(hard, startedNanos),
+                    TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
             if (call.softTimer != null) {
                 call.softTimer.cancel(false);
@@ -71,17 +97,47 @@ public final class ProviderCall {
         return call;
     }
 
-    /** Settles the call with the exchange's final outcome when it comes (an exception is classified). */
+    /** How the call is given up at its hard deadline: the exchange is cancelled, and its outcome follows. */
+    void abortWith(Runnable abort) {
+        this.abort = abort;
+    }
+
+    /**
+     * Settles the call with the exchange's final outcome when it comes (an exception is classified; one caused by
+     * giving the call up is UNKNOWN, with the reason it was given up).
+     */
     void settleWith(CompletableFuture<CallOutcome> finalOutcome) {
         finalOutcome.whenComplete((outcome, error) -> {
-            softTimer.cancel(false);
-            hardTimer.cancel(false);
-            finish(outcome != null ? outcome : OutcomeClassifier.forException(error, true, since(startedNanos)));
+            cancelTimers();
+            String givenUp = abandoned.get();
+            // The exchange cancelled by giveUp ends in an error (classified UNKNOWN): name why it was given up. An
+            // answer that completed first is kept.
+            if (givenUp != null && (outcome == null || outcome instanceof CallOutcome.Unknown)) {
+                finish(new CallOutcome.Unknown(givenUp, since(startedNanos)));
+            } else {
+                finish(outcome != null ? outcome : OutcomeClassifier.forException(error, true, since(startedNanos)));
+            }
         });
+    }
+
+    /** A sign of life from a streamed call: a line of its stream arrived. Moves its deadlines on. */
+    void activity() {
+        streaming = true;
+        lastActivityNanos = System.nanoTime();
     }
 
     public UUID attemptId() {
         return attemptId;
+    }
+
+    /** Whether the provider has streamed anything yet (a streamed call whose deadlines move with its pieces). */
+    public boolean streaming() {
+        return streaming;
+    }
+
+    /** {@link System#nanoTime()} of the call's last sign of life: its sending, or its stream's last line. */
+    public long lastActivityNanos() {
+        return lastActivityNanos;
     }
 
     /** The final outcome if it arrived before the soft deadline, else an {@code Unknown} at the soft deadline. */
@@ -90,8 +146,8 @@ public final class ProviderCall {
     }
 
     /**
-     * The final outcome if it arrived before the hard deadline (also when that was after the soft deadline), else
-     * an {@code Unknown} at the hard deadline. Once the soft deadline has passed, this is the late outcome.
+     * The final outcome, whenever it arrives (also long after the soft deadline), or an {@code Unknown} once the call
+     * was given up at its hard deadline or its whole-answer bound.
      */
     public CompletableFuture<CallOutcome> atHardDeadline() {
         return hard.copy();
@@ -113,9 +169,26 @@ public final class ProviderCall {
         hard.complete(outcome);
     }
 
-    private void softDeadlinePassed(Duration softTimeout, long startedNanos) {
+    private void cancelTimers() {
+        if (softTimer != null) {
+            softTimer.cancel(false);
+        }
+        if (hardTimer != null) {
+            hardTimer.cancel(false);
+        }
+    }
+
+    /** The soft deadline's timer ran: UNKNOWN if the call has been silent that long, else look again later. */
+    private void softDeadlinePassed() {
+        long quiet = System.nanoTime() - lastActivityNanos;
+        if (quiet < softTimeout.toNanos() && !hard.isDone()) {
+            reschedule(true, softTimeout.toNanos() - quiet);
+            return;
+        }
         if (softResolution.compareAndSet(null, SoftResolution.DEADLINE)) {
-            soft.complete(new CallOutcome.Unknown("no answer within soft timeout " + softTimeout, since(startedNanos)));
+            soft.complete(new CallOutcome.Unknown(streaming
+                    ? "the provider's stream has been silent for soft timeout " + softTimeout
+                    + "; the call goes on" : "no answer within soft timeout " + softTimeout, since(startedNanos)));
         }
     }
 
@@ -123,20 +196,65 @@ public final class ProviderCall {
      * The hard deadline's timer ran. A timer that runs much later than it was due says the process was paused (a
      * SIGSTOP, a long GC pause, a frozen VM): an answer that arrived meanwhile sits unread in the socket, and the
      * HTTP client's threads, paused too, read it only now. Giving up at once would throw away a paid answer, so a
-     * late timer waits {@link #PAUSED_GRACE} for it first. A timer on time gives up at once.
+     * late timer waits {@link #PAUSED_GRACE} for it first. A timer on time gives up at once, unless the stream spoke
+     * since: then it looks again when the silence could next reach the hard timeout.
      */
-    void hardDeadlinePassed(Duration hardTimeout, ScheduledExecutorService timer) {
-        Runnable giveUp = () -> hard.complete(new CallOutcome.Unknown("no answer within hard timeout " + hardTimeout,
-                since(startedNanos)));
-        long late = System.nanoTime() - startedNanos - hardTimeout.toNanos();
+    void hardDeadlinePassed() {
+        long now = System.nanoTime();
+        long quiet = now - lastActivityNanos;
+        long total = now - startedNanos;
+        long silenceDue = lastActivityNanos + hardTimeout.toNanos();
+        long lengthDue = startedNanos + maxDuration.toNanos();
+        if (quiet < hardTimeout.toNanos() && total < maxDuration.toNanos()) {
+            reschedule(false, Math.min(silenceDue, lengthDue) - now);
+            return;
+        }
+        String reason = !streaming ? "no answer within hard timeout " + hardTimeout
+                : quiet >= hardTimeout.toNanos() ? "the provider's stream was silent for hard timeout " + hardTimeout
+                + "; the call was given up"
+                : "the streamed answer ran past max_duration " + maxDuration + "; the call was given up";
+        long late = now - Math.min(silenceDue, lengthDue);
         if (late <= PAUSE_EVIDENCE.toNanos()) {
-            giveUp.run();
+            giveUp(reason);
             return;
         }
         try {
-            timer.schedule(giveUp, PAUSED_GRACE.toNanos(), TimeUnit.NANOSECONDS);
+            timer.schedule(() -> giveUp(reason), PAUSED_GRACE.toNanos(), TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
-            giveUp.run();
+            giveUp(reason);
+        }
+    }
+
+    /**
+     * Gives the call up: the exchange is aborted and its outcome (UNKNOWN, with {@code reason}) follows from
+     * {@link #settleWith}; an answer that completed first is kept. Without an exchange, UNKNOWN at once.
+     */
+    private void giveUp(String reason) {
+        if (hard.isDone() || !abandoned.compareAndSet(null, reason)) {
+            return;
+        }
+        Runnable cancel = abort;
+        if (cancel == null) {
+            hard.complete(new CallOutcome.Unknown(reason, since(startedNanos)));
+        } else {
+            cancel.run();
+        }
+    }
+
+    private void reschedule(boolean softTask, long delayNanos) {
+        try {
+            var next = timer.schedule(softTask ? this::softDeadlinePassed : this::hardDeadlinePassed,
+                    Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+            if (softTask) {
+                softTimer = next;
+            } else {
+                hardTimer = next;
+            }
+            if (hard.isDone()) {
+                next.cancel(false);
+            }
+        } catch (RejectedExecutionException e) {
+            // The clients are closing: the exchange is cancelled with them, and its outcome settles the call.
         }
     }
 

@@ -89,16 +89,22 @@ final class ProviderTransport {
                     ProviderCall.since(started)));
         }
         long sent = System.nanoTime();
-        ProviderCall call = ProviderCall.withDeadlines(attemptId, provider.softTimeout(), provider.hardTimeout(), sent,
-                timer);
-        call.settleWith(http.sendAsync(request, handler(wire, sink))
-                .handle((response, error) -> {
-                    Duration latency = ProviderCall.since(sent);
-                    CallOutcome result = error != null
-                            ? OutcomeClassifier.forException(error, watched.mayHaveLeft(), latency)
-                            : read(response, prompt, wire, latency);
-                    return ApiKeys.redact(result, apiKey);
-                }));
+        // A streamed call's deadlines move with its pieces, and its length is bounded by max_duration; an unstreamed
+        // one's run from sending.
+        ProviderCall call = ProviderCall.withDeadlines(attemptId, provider.softTimeout(), provider.hardTimeout(),
+                sink == null ? provider.hardTimeout() : provider.maxDuration(), sent, timer);
+        int answerLimit = provider.answerLimit(prompt.maxTokens());
+        java.util.concurrent.CompletableFuture<HttpResponse<Body>> exchange = http.sendAsync(request,
+                handler(wire, sink, call, answerLimit));
+        // Given up at the hard deadline: the exchange is cancelled, so nothing more is read or paid for unseen.
+        call.abortWith(() -> exchange.cancel(true));
+        call.settleWith(exchange.handle((response, error) -> {
+            Duration latency = ProviderCall.since(sent);
+            CallOutcome result = error != null
+                    ? OutcomeClassifier.forException(error, watched.mayHaveLeft(), latency)
+                    : read(response, prompt, wire, latency, answerLimit);
+            return ApiKeys.redact(result, apiKey);
+        }));
         return call;
     }
 
@@ -106,8 +112,12 @@ final class ProviderTransport {
     record Body(String text, SseReply.Assembled streamed) {
     }
 
-    /** Reads the body whole, or, for a 2xx event stream asked for with a sink, event by event as it arrives. */
-    private static HttpResponse.BodyHandler<Body> handler(WireFormat wire, ChunkSink sink) {
+    /**
+     * Reads the body whole, or, for a 2xx event stream asked for with a sink, line by line as it arrives, each line a
+     * sign of life for the call's deadlines, keeping at most {@code answerLimit} characters of answer.
+     */
+    private static HttpResponse.BodyHandler<Body> handler(WireFormat wire, ChunkSink sink, ProviderCall call,
+                                                          int answerLimit) {
         return info -> {
             boolean stream = sink != null && info.statusCode() / 100 == 2 && info.headers()
                     .firstValue("Content-Type").orElse("").toLowerCase(java.util.Locale.ROOT)
@@ -116,12 +126,37 @@ final class ProviderTransport {
                 return HttpResponse.BodySubscribers.mapping(HttpResponse.BodySubscribers.ofString(
                         StandardCharsets.UTF_8), text -> new Body(text, null));
             }
-            SseReply reply = wire.stream().apply(sink);
-            return HttpResponse.BodySubscribers.fromLineSubscriber(reply, r -> {
-                SseReply.Assembled assembled = r.assembled();
+            SseReply reply = wire.stream().apply(sink).limitTo(answerLimit);
+            call.activity();
+            return HttpResponse.BodySubscribers.fromLineSubscriber(new LiveLines(reply, call), lines -> {
+                SseReply.Assembled assembled = lines.reply.assembled();
                 return new Body(assembled.reply() == null ? null : Json.write(assembled.reply()), assembled);
             }, StandardCharsets.UTF_8, null);
         };
+    }
+
+    /** The lines of a stream on their way to its reply, each one telling the call the provider is alive. */
+    private record LiveLines(SseReply reply, ProviderCall call) implements java.util.concurrent.Flow.Subscriber<String> {
+        @Override
+        public void onSubscribe(java.util.concurrent.Flow.Subscription subscription) {
+            reply.onSubscribe(subscription);
+        }
+
+        @Override
+        public void onNext(String line) {
+            call.activity();
+            reply.onNext(line);
+        }
+
+        @Override
+        public void onError(Throwable throwable) {
+            reply.onError(throwable);
+        }
+
+        @Override
+        public void onComplete() {
+            reply.onComplete();
+        }
     }
 
     /** A POST of {@code body} to the wire's path with the protocol's and the JSON headers, no timeout yet. */
@@ -135,7 +170,7 @@ final class ProviderTransport {
     }
 
     private static CallOutcome read(HttpResponse<Body> response, Prompt prompt, WireFormat wire,
-                                    Duration latency) {
+                                    Duration latency, int answerLimit) {
         SseReply.Assembled streamed = response.body().streamed();
         String text = response.body().text();
         JsonNode envelope = parseOrNull(text);
@@ -145,19 +180,28 @@ final class ProviderTransport {
             // An error event is the provider saying it failed, as a 5xx would; a stream cut short may have been
             // finished (and billed) by the provider: nothing says the work was not done.
             return streamed.errorEvent()
-                    ? OutcomeClassifier.forStatus(500, requestId, streamed.problem(), null, latency)
+                    ? OutcomeClassifier.forStatus(500, requestId, streamed.problem(), (Duration) null, latency)
                     : new CallOutcome.Unknown(streamed.problem() + "; the provider may have finished the answer",
                             latency);
         }
         if (status < 200 || status > 299) {
             return OutcomeClassifier.forStatus(status, requestId, providerMessage(envelope, text),
-                    response.headers().firstValue("Retry-After").orElse(null), latency);
+                    RetryAfter.of(response.headers(), java.time.Instant.now()).orElse(null), latency);
         }
         Usage usage = envelope == null ? null : wire.usage().apply(envelope);
         WireFormat.Answer answer = envelope == null
                 ? WireFormat.Answer.unusable("the provider's HTTP " + status + " reply is not a JSON document",
                         text)
                 : wire.answer().apply(envelope, prompt);
+        long answerChars = streamed != null ? streamed.answerChars()
+                : answer.text() != null ? answer.text().length() : text == null ? 0 : text.length();
+        if (streamed != null ? streamed.tooLarge() : answerChars > answerLimit) {
+            // Paid for, and most likely as large from any provider: billed, never failed over.
+            return new CallOutcome.Failed(dev.onejob.core.ledger.AttemptFailure.ANSWER_TOO_LARGE, "the provider's "
+                    + "answer is " + answerChars + " characters, over the " + answerLimit + " this call allows (the "
+                    + "provider's max_answer_bytes, or 16 bytes for each of the call's " + prompt.maxTokens()
+                    + " max_tokens)", false, true, status, requestId, null, latency, usage);
+        }
         List<String> problems = answer.problem() != null ? List.of(answer.problem())
                 : prompt.outputProblems(answer.json());
         if (!problems.isEmpty()) {

@@ -15,11 +15,19 @@ import java.util.concurrent.Flow;
  * an error event, says so in {@link Assembled#problem()}: such a reply is no answer.
  */
 abstract class SseReply implements Flow.Subscriber<String> {
-    /** The assembled reply, or why there is none. */
-    record Assembled(ObjectNode reply, String problem, boolean errorEvent) {
+    /**
+     * The assembled reply, or why there is none. {@code tooLarge}: the answer's text ran past the limit set with
+     * {@link #limitTo}; the reply then holds the text up to the limit, and its usage block as the provider sent it.
+     */
+    record Assembled(ObjectNode reply, String problem, boolean errorEvent, boolean tooLarge, long answerChars) {
+        Assembled(ObjectNode reply, String problem, boolean errorEvent) {
+            this(reply, problem, errorEvent, false, 0);
+        }
     }
 
     private final ChunkSink sink;
+    private long maxChars = Long.MAX_VALUE;
+    private long answerChars;
     private final StringBuilder data = new StringBuilder();
     private String event;
     private boolean ended;
@@ -27,6 +35,15 @@ abstract class SseReply implements Flow.Subscriber<String> {
 
     SseReply(ChunkSink sink) {
         this.sink = sink;
+    }
+
+    /**
+     * Keeps at most {@code maxChars} characters of answer: past them the stream is still read to its end (for the
+     * usage the provider reports there), its text neither kept nor handed on.
+     */
+    final SseReply limitTo(long maxChars) {
+        this.maxChars = maxChars;
+        return this;
     }
 
     static SseReply openAi(ChunkSink sink) {
@@ -102,6 +119,12 @@ abstract class SseReply implements Flow.Subscriber<String> {
     /** The reply as the unstreamed call would have had it. */
     abstract ObjectNode reply();
 
+    /** Counts a piece of answer; true when it is within the limit, so kept and handed on. */
+    final boolean keep(String text) {
+        answerChars += text.length();
+        return answerChars <= maxChars;
+    }
+
     /** Hands a piece on. */
     final void piece(String text) {
         if (text != null && !text.isEmpty()) {
@@ -118,7 +141,7 @@ abstract class SseReply implements Flow.Subscriber<String> {
             return new Assembled(null, "the provider's stream ended before its end event", false);
         }
         sink.end();
-        return new Assembled(reply(), null, false);
+        return new Assembled(reply(), null, false, answerChars > maxChars, answerChars);
     }
 
     private static String stripOneSpace(String value) {
@@ -146,7 +169,7 @@ abstract class SseReply implements Flow.Subscriber<String> {
             }
             for (JsonNode choice : chunk.path("choices")) {
                 JsonNode piece = choice.path("delta").path("content");
-                if (piece.isTextual()) {
+                if (piece.isTextual() && keep(piece.asText())) {
                     content.append(piece.asText());
                     piece(piece.asText());
                 }
@@ -200,7 +223,7 @@ abstract class SseReply implements Flow.Subscriber<String> {
                         JsonNode delta = data.path("delta");
                         String piece = delta.path("text").isTextual() ? delta.get("text").asText()
                                 : delta.path("partial_json").asText(null);
-                        if (piece != null) {
+                        if (piece != null && keep(piece)) {
                             texts.get(index).append(piece);
                             piece(piece);
                         }

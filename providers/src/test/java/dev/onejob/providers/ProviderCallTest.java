@@ -145,7 +145,7 @@ class ProviderCallTest {
             call.settleWith(response);
 
             // when the deadline is noticed 20 s late, and then the answer the socket held is read
-            call.hardDeadlinePassed(hard, paused);
+            call.hardDeadlinePassed();
             response.complete(ANSWER);
             resume.countDown();
 
@@ -165,11 +165,91 @@ class ProviderCallTest {
         call.settleWith(response);
 
         // when its timer runs on time
-        call.hardDeadlinePassed(hard, timer);
+        call.hardDeadlinePassed();
 
         // then the outcome is Unknown at once, and an answer after it changes nothing
         assertTrue(call.atHardDeadline().isDone());
         response.complete(ANSWER);
         assertInstanceOf(CallOutcome.Unknown.class, within5s(call.atHardDeadline()));
+    }
+
+    @Test
+    void aStreamThatKeepsSpeakingIsNeverUnknownHoweverLongItRuns() {
+        // given a streamed call with a 200 ms soft and a 400 ms hard timeout, whose provider sends a line every 20 ms
+        ProviderCall call = track(Duration.ofMillis(200), Duration.ofMillis(400), LONG);
+        var pings = timer.scheduleAtFixedRate(call::activity, 0, 20, TimeUnit.MILLISECONDS);
+
+        // when it streams for ten times its soft timeout, then answers
+        dev.onejob.testing.Await.until(Duration.ofSeconds(10), "two seconds of stream",
+                () -> ProviderCall.since(started).compareTo(Duration.ofSeconds(2)) >= 0);
+        boolean decidedWhileStreaming = call.atSoftDeadline().isDone();
+        pings.cancel(false);
+        response.complete(ANSWER);
+
+        // then nothing was decided while it spoke, and its answer is the outcome at both deadlines
+        assertFalse(decidedWhileStreaming, "a stream that speaks is not judged silent");
+        assertSame(ANSWER, within5s(call.atSoftDeadline()));
+        assertTrue(call.streaming());
+    }
+
+    @Test
+    void aStreamThatFallsSilentIsUnknownAtItsSoftDeadlineAndGivenUpAtItsHardOne() {
+        // given a streamed call that spoke once and then fell silent, whose exchange can be aborted
+        java.util.concurrent.atomic.AtomicBoolean aborted = new java.util.concurrent.atomic.AtomicBoolean();
+        ProviderCall call = ProviderCall.withDeadlines(UUID.randomUUID(), Duration.ofMillis(100),
+                Duration.ofMillis(300), LONG, started, timer);
+        call.abortWith(() -> {
+            aborted.set(true);
+            response.completeExceptionally(new java.util.concurrent.CancellationException());
+        });
+        call.settleWith(response);
+        call.activity();
+
+        // when the deadlines pass
+        CallOutcome atSoft = within5s(call.atSoftDeadline());
+        CallOutcome atHard = within5s(call.atHardDeadline());
+
+        // then it is UNKNOWN at the soft deadline, and given up (the exchange aborted) at the hard one
+        assertTrue(assertInstanceOf(CallOutcome.Unknown.class, atSoft).reason().contains("silent for soft timeout"),
+                atSoft.toString());
+        assertTrue(aborted.get(), "the exchange was aborted");
+        assertTrue(assertInstanceOf(CallOutcome.Unknown.class, atHard).reason().contains("given up"),
+                atHard.toString());
+    }
+
+    @Test
+    void aStreamIsGivenUpAtItsWholeAnswerBoundThoughItStillSpeaks() {
+        // given a stream bounded to 500 ms in all, speaking every 20 ms
+        ProviderCall call = track(Duration.ofMillis(200), Duration.ofMillis(300), Duration.ofMillis(500));
+        var pings = timer.scheduleAtFixedRate(call::activity, 0, 20, TimeUnit.MILLISECONDS);
+
+        // when the bound passes
+        CallOutcome atHard = within5s(call.atHardDeadline());
+        pings.cancel(false);
+
+        // then the call was given up for its length
+        assertTrue(assertInstanceOf(CallOutcome.Unknown.class, atHard).reason().contains("max_duration"),
+                atHard.toString());
+    }
+
+    @Test
+    void anAnswerThatCompletesBeforeTheAbortTakesEffectIsKept() {
+        // given a call whose abort finds the answer already there (it completed as the deadline ran)
+        ProviderCall call = ProviderCall.withDeadlines(UUID.randomUUID(), Duration.ofMillis(50),
+                Duration.ofMillis(100), LONG, started, timer);
+        call.abortWith(() -> response.complete(ANSWER));
+        call.settleWith(response);
+
+        // then the late answer is the final outcome, not an Unknown
+        assertInstanceOf(CallOutcome.Unknown.class, within5s(call.atSoftDeadline()));
+        assertSame(ANSWER, within5s(call.atHardDeadline()));
+    }
+
+    private final long started = System.nanoTime();
+
+    private ProviderCall track(Duration soft, Duration hard, Duration maxDuration) {
+        ProviderCall call = ProviderCall.withDeadlines(UUID.randomUUID(), soft, hard, maxDuration, started, timer);
+        call.settleWith(response);
+        return call;
     }
 }

@@ -22,8 +22,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Applies attempt completions to the ledger: a poll's successes as sets, through one compare-and-swap statement per
- * set ({@link LedgerStore#completeAll}), failures and UNKNOWN reports one at a time (a failure may fail over, which
- * asks the certification gate). Every step is idempotent by construction (the completion CAS, the conditional
+ * set ({@link LedgerStore#completeAll}), failures and UNKNOWN reports one at a time (a definite refusal may be retried
+ * on its provider after a backoff, as its retry policy allows; any other failure may fail over, which asks the
+ * certification gate). Every step is idempotent by construction (the completion CAS, the conditional
  * transitions, outbox rows unique per attempt or job), so a completion processed twice after a crash changes nothing
  * the second time. The records it announces (job-results, race-audit, failover commands) are written to the outbox
  * in the same PostgreSQL transaction, never published from here: an aborted Kafka transaction cannot lose them, and a
@@ -237,7 +238,15 @@ public final class CompletionHandler {
         AttemptCompletion.Error error = completion.error();
         // A failure that sent nothing may end a PENDING attempt: the worker could not run its command at all.
         FailureOutcome outcome = ledger.fail(completion.attemptId(), new AttemptFailure(error.code(), error.message(),
-                error.retryable(), error.offendingAnswer(), !error.sent()), gate);
+                error.retryable(), error.offendingAnswer(), !error.sent(),
+                error.retryAfterMs() == null ? null : java.time.Duration.ofMillis(error.retryAfterMs())), gate);
+        if (outcome instanceof FailureOutcome.RetryScheduled retry) {
+            log.info("event=retry_scheduled job={} failed_attempt={} code={} next_attempt={} provider={} "
+                            + "backoff_ms={} provider_hint_ms={}", completion.jobId(), completion.attemptId(),
+                    error.code(), retry.next().id(), retry.next().provider(), retry.backoff().toMillis(),
+                    error.retryAfterMs());
+            return new Done("retry-scheduled");
+        }
         if (outcome instanceof FailureOutcome.FailedOver over) {
             log.info("event=failover job={} failed_attempt={} code={} next_attempt={} next_provider={}",
                     completion.jobId(), completion.attemptId(), error.code(), over.next().id(), over.next().provider());

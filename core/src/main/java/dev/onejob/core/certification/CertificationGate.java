@@ -2,6 +2,7 @@ package dev.onejob.core.certification;
 
 import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.config.Providers;
+import dev.onejob.core.config.RetryPolicy;
 import dev.onejob.core.contract.Contract;
 import dev.onejob.core.contract.Contracts;
 import dev.onejob.core.ledger.Job;
@@ -50,6 +51,12 @@ public final class CertificationGate implements ProviderGate {
     /** A gate with {@link #DEFAULT_MAX_AGE} on the system clock. */
     public CertificationGate(CertificationStore store, Contracts contracts, Providers providers) {
         this(store, contracts, providers, DEFAULT_MAX_AGE, Clock.systemUTC());
+    }
+
+    /** The providers file's retry policy of {@code provider} ({@code retry:}); none for a provider it lacks. */
+    @Override
+    public RetryPolicy retryPolicy(String provider) {
+        return providers.find(provider).map(ProviderConfig::retry).orElse(RetryPolicy.NONE);
     }
 
     @Override

@@ -22,8 +22,18 @@ import java.util.Optional;
  *     api_key_env: OPENAI_API_KEY
  *     tokenizer: o200k_base
  *     context_window: 128000
- *     soft_timeout: 10s
- *     hard_timeout: 120s
+ *     soft_timeout: 10s              # to the answer; for a stream, to its first piece and between pieces
+ *     hard_timeout: 120s             # when the call is given up: no answer, or a stream silent that long
+ *     max_duration: 1h               # optional: a streamed answer as a whole
+ *     retry:                         # optional: definite refusals (408, 429, 503, 529, not sent) retried here
+ *       max_attempts: 4              #   attempts on this provider in all, before failover
+ *       initial_backoff: 1s          #   doubled per retry, unless the provider says when (Retry-After, ...)
+ *       max_backoff: 60s
+ *     max_answer_bytes: 8388608      # optional: the largest answer stored (a call's max_tokens may allow more)
+ *     cooldown:                      # optional: after more than allowed_fails refusals within window, new jobs
+ *       allowed_fails: 3             #   with a certified fallback start there, for duration after the last one
+ *       window: 1m
+ *       duration: 1m
  *     prices:                        # optional: USD per million tokens
  *       input: 0.15
  *       output: 0.60
@@ -147,12 +157,82 @@ public final class Providers {
             throw new ConfigException(file + ": " + path + ".hard_timeout (" + hard + ") must not be shorter than "
                     + "soft_timeout (" + soft + ")");
         }
+        Duration maxDuration = ConfigFiles.duration(file, node, path, "max_duration",
+                hard.compareTo(ProviderConfig.DEFAULT_MAX_DURATION) > 0 ? hard : ProviderConfig.DEFAULT_MAX_DURATION);
+        if (maxDuration.compareTo(hard) < 0) {
+            throw new ConfigException(file + ": " + path + ".max_duration (" + maxDuration + ") must not be shorter "
+                    + "than hard_timeout (" + hard + ")");
+        }
+        int maxAnswerBytes = ConfigFiles.positiveInt(file, node, path, "max_answer_bytes",
+                ProviderConfig.DEFAULT_MAX_ANSWER_BYTES);
+        if (maxAnswerBytes > ProviderConfig.ANSWER_BYTES_LIMIT) {
+            throw new ConfigException(file + ": " + path + ".max_answer_bytes must be at most "
+                    + ProviderConfig.ANSWER_BYTES_LIMIT + " (what the topics carry), was " + maxAnswerBytes);
+        }
         String tokenizer = ConfigFiles.optionalString(file, node, path, "tokenizer", env);
         return new ProviderConfig(id, protocol, uri, ConfigFiles.string(file, node, path, "model", env),
                 ConfigFiles.optionalString(file, node, path, "api_key_env", env),
                 tokenizer == null ? (protocol == ProviderProtocol.OPENAI_CHAT ? "o200k_base" : "anthropic") : tokenizer,
                 ConfigFiles.positiveInt(file, node, path, "context_window", 128_000), soft, hard,
-                prices(file, node.get("prices"), path + ".prices"));
+                prices(file, node.get("prices"), path + ".prices"), maxDuration,
+                retry(file, node.get("retry"), path + ".retry"), maxAnswerBytes,
+                cooldown(file, node.get("cooldown"), path + ".cooldown"));
+    }
+
+    private static Cooldown cooldown(Path file, JsonNode node, String path) {
+        if (node == null || node.isNull()) {
+            return Cooldown.DEFAULT;
+        }
+        if (!node.isObject()) {
+            throw new ConfigException(file + ": " + path + " must be a mapping with allowed_fails, window and"
+                    + " duration");
+        }
+        for (java.util.Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
+            String name = names.next();
+            if (!java.util.Set.of("allowed_fails", "window", "duration").contains(name)) {
+                throw new ConfigException(file + ": " + path + "." + name + " is not a cool-down setting; expected "
+                        + "allowed_fails, window or duration");
+            }
+        }
+        JsonNode fails = node.get("allowed_fails");
+        if (fails != null && (!fails.isIntegralNumber() || !fails.canConvertToInt() || fails.asInt() < 0)) {
+            throw new ConfigException(file + ": " + path + ".allowed_fails must be a whole number, 0 or more, got "
+                    + fails);
+        }
+        Cooldown fallback = Cooldown.DEFAULT;
+        try {
+            return new Cooldown(fails == null ? fallback.allowedFails() : fails.asInt(),
+                    ConfigFiles.duration(file, node, path, "window", fallback.window()),
+                    ConfigFiles.duration(file, node, path, "duration", fallback.duration()));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(file + ": " + path + ": " + e.getMessage());
+        }
+    }
+
+    private static RetryPolicy retry(Path file, JsonNode node, String path) {
+        if (node == null || node.isNull()) {
+            return RetryPolicy.DEFAULT;
+        }
+        if (!node.isObject()) {
+            throw new ConfigException(file + ": " + path + " must be a mapping with max_attempts, initial_backoff and"
+                    + " max_backoff");
+        }
+        for (java.util.Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
+            String name = names.next();
+            if (!java.util.Set.of("max_attempts", "initial_backoff", "max_backoff").contains(name)) {
+                throw new ConfigException(file + ": " + path + "." + name + " is not a retry setting; expected "
+                        + "max_attempts, initial_backoff or max_backoff");
+            }
+        }
+        RetryPolicy fallback = RetryPolicy.DEFAULT;
+        int attempts = ConfigFiles.positiveInt(file, node, path, "max_attempts", fallback.maxAttempts());
+        Duration initial = ConfigFiles.duration(file, node, path, "initial_backoff", fallback.initialBackoff());
+        Duration max = ConfigFiles.duration(file, node, path, "max_backoff", fallback.maxBackoff());
+        try {
+            return new RetryPolicy(attempts, initial, max);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(file + ": " + path + ": " + e.getMessage());
+        }
     }
 
     private static Prices prices(Path file, JsonNode node, String path) {

@@ -10,11 +10,12 @@ import java.util.Objects;
 import java.util.UUID;
 
 /**
- * An {@code attempt-completions} record ({@code events/attempt-completion.v3.schema.json}): what one attempt did,
+ * An {@code attempt-completions} record ({@code events/attempt-completion.v4.schema.json}): what one attempt did,
  * what the provider billed for it ({@code usage} as its reply reported, {@code costUsd} at the worker's prices;
  * null when not known), and which start of the attempt it reports ({@code startToken}: the token the worker wrote
  * when it started the attempt; null only for an attempt the worker never started). Produced by attempt-worker,
- * consumed by result-reconciler. {@link #fromJson} also reads version 1 (no usage) and 2 (no start token) records,
+ * consumed by result-reconciler. {@link #fromJson} also reads version 1 (no usage), 2 (no start token) and 3 (no
+ * {@code error.retry_after_ms}) records,
  * and refuses a record that does not say coherently what happened, so the reconciler can dead-letter it with the
  * reason.
  */
@@ -22,7 +23,7 @@ public record AttemptCompletion(UUID attemptId, UUID jobId, Outcome outcome, Jso
                                 String unknownReason, String provider, String model, String providerRequestId,
                                 long latencyMs, Instant completedAt, Usage usage, BigDecimal costUsd,
                                 UUID startToken) {
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
 
     /** A completion that names no start of its attempt (as version 1 and 2 records were written). */
     public AttemptCompletion(UUID attemptId, UUID jobId, Outcome outcome, JsonNode result, Error error,
@@ -42,8 +43,16 @@ public record AttemptCompletion(UUID attemptId, UUID jobId, Outcome outcome, Jso
 
     public enum Outcome { SUCCEEDED, FAILED, UNKNOWN }
 
+    /**
+     * Why the attempt failed. {@code retryAfterMs} is how long the provider asked to be left alone before it is tried
+     * again (its {@code retry-after-ms}, {@code Retry-After} or rate-limit reset header), null when it said nothing.
+     */
     public record Error(String code, String message, boolean retryable, boolean sent, Integer httpStatus,
-                        String offendingAnswer) {
+                        String offendingAnswer, Long retryAfterMs) {
+        public Error(String code, String message, boolean retryable, boolean sent, Integer httpStatus,
+                     String offendingAnswer) {
+            this(code, message, retryable, sent, httpStatus, offendingAnswer, null);
+        }
     }
 
     public AttemptCompletion {
@@ -91,6 +100,11 @@ public record AttemptCompletion(UUID attemptId, UUID jobId, Outcome outcome, Jso
                 e.put("http_status", error.httpStatus());
             }
             text(e, "offending_answer", error.offendingAnswer());
+            if (error.retryAfterMs() == null) {
+                e.putNull("retry_after_ms");
+            } else {
+                e.put("retry_after_ms", error.retryAfterMs());
+            }
         }
         text(node, "unknown_reason", unknownReason);
         node.put("provider", provider);
@@ -113,7 +127,9 @@ public record AttemptCompletion(UUID attemptId, UUID jobId, Outcome outcome, Jso
             JsonNode e = node.path("error");
             Error error = e.isObject() ? new Error(requiredText(e, "code"), requiredText(e, "message"),
                     e.path("retryable").asBoolean(false), e.path("sent").asBoolean(true),
-                    e.path("http_status").isInt() ? e.get("http_status").asInt() : null, optionalText(e, "offending_answer"))
+                    e.path("http_status").isInt() ? e.get("http_status").asInt() : null, optionalText(e, "offending_answer"),
+                    e.path("retry_after_ms").canConvertToLong() && e.get("retry_after_ms").asLong() >= 0
+                            ? e.get("retry_after_ms").asLong() : null)
                     : null;
             JsonNode result = node.path("result");
             return new AttemptCompletion(UUID.fromString(requiredText(node, "attempt_id")),

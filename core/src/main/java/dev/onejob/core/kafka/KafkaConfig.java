@@ -23,6 +23,12 @@ public record KafkaConfig(String bootstrapServers, int maxPollIntervalMs, KafkaS
     public static final String DEFAULT_BOOTSTRAP = "localhost:9092";
     /** Job requests may carry large variables; this bounds records on job-requests and its dead letters. */
     public static final int MAX_REQUEST_RECORD_BYTES = 4 * 1024 * 1024;
+    /**
+     * The largest record onejob writes: a completion or a job result carrying the largest answer it stores
+     * ({@code ProviderConfig.ANSWER_BYTES_LIMIT}) with its envelope. The answer topics accept it, and every producer's
+     * {@code max.request.size} allows it.
+     */
+    public static final int MAX_ANSWER_RECORD_BYTES = 16 * 1024 * 1024;
 
     public KafkaConfig(String bootstrapServers) {
         this(bootstrapServers, DEFAULT_MAX_POLL_INTERVAL_MS);
@@ -67,7 +73,7 @@ public record KafkaConfig(String bootstrapServers, int maxPollIntervalMs, KafkaS
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         props.put(ProducerConfig.LINGER_MS_CONFIG, 2);
-        props.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, MAX_REQUEST_RECORD_BYTES + 64 * 1024);
+        props.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, MAX_ANSWER_RECORD_BYTES);
         props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
         props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
         return props;

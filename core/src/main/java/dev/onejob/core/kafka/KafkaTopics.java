@@ -40,6 +40,16 @@ public final class KafkaTopics {
     static final java.time.Duration CHUNK_RETENTION = java.time.Duration.ofHours(1);
     private static final Set<String> REQUEST_TOPICS = Set.of(Topics.JOB_REQUESTS.name(), Topics.JOB_REQUESTS_DLQ.name(),
             Topics.ATTEMPT_COMMANDS.name(), Topics.ATTEMPT_COMMANDS_DLQ.name());
+    /** What a topic carrying an answer (a completion, a job's result) must accept: the largest answer and more. */
+    static final int ANSWER_TOPIC_MAX_MESSAGE_BYTES = KafkaConfig.MAX_ANSWER_RECORD_BYTES;
+    private static final Set<String> ANSWER_TOPICS = Set.of(Topics.ATTEMPT_COMPLETIONS.name(),
+            Topics.ATTEMPT_COMPLETIONS_DLQ.name(), Topics.JOB_RESULTS.name());
+
+    /** The {@code max.message.bytes} onejob needs on {@code name}, or 0 when the broker's default will do. */
+    static int requiredMaxMessageBytes(String name) {
+        return ANSWER_TOPICS.contains(name) ? ANSWER_TOPIC_MAX_MESSAGE_BYTES
+                : REQUEST_TOPICS.contains(name) ? REQUEST_TOPIC_MAX_MESSAGE_BYTES : 0;
+    }
 
     /**
      * How topics are laid out: {@code KAFKA_TOPIC_PARTITIONS} (default 3), {@code KAFKA_REPLICATION_FACTOR} (default
@@ -94,9 +104,9 @@ public final class KafkaTopics {
                         // A live view: a stream reads a piece within seconds or never.
                         configs.put(TopicConfig.RETENTION_MS_CONFIG, Long.toString(CHUNK_RETENTION.toMillis()));
                     }
-                    if (REQUEST_TOPICS.contains(name)) {
+                    if (requiredMaxMessageBytes(name) > 0) {
                         configs.put(TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
-                                Integer.toString(REQUEST_TOPIC_MAX_MESSAGE_BYTES));
+                                Integer.toString(requiredMaxMessageBytes(name)));
                     }
                     missing.add(new NewTopic(name, layout.partitions(), layout.replicationFactor()).configs(configs));
                 }
@@ -141,12 +151,12 @@ public final class KafkaTopics {
                         + " is " + layout.minInSyncReplicas());
             }
             int maxBytes = intValue(config, TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.MAX_VALUE);
-            if (REQUEST_TOPICS.contains(name) && maxBytes < REQUEST_TOPIC_MAX_MESSAGE_BYTES) {
-                log.info("event=topic_limit_raised topic={} max_message_bytes={} was={}", name,
-                        REQUEST_TOPIC_MAX_MESSAGE_BYTES, maxBytes);
+            int required = requiredMaxMessageBytes(name);
+            if (maxBytes < required) {
+                log.info("event=topic_limit_raised topic={} max_message_bytes={} was={}", name, required, maxBytes);
                 raise.put(new ConfigResource(ConfigResource.Type.TOPIC, name), List.of(new AlterConfigOp(
-                        new ConfigEntry(TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
-                                Integer.toString(REQUEST_TOPIC_MAX_MESSAGE_BYTES)), AlterConfigOp.OpType.SET)));
+                        new ConfigEntry(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.toString(required)),
+                        AlterConfigOp.OpType.SET)));
             }
         }
         if (!raise.isEmpty()) {

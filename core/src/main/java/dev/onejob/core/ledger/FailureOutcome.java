@@ -2,8 +2,15 @@ package dev.onejob.core.ledger;
 
 import java.util.UUID;
 
-/** What a failed attempt led to: failover to the next eligible provider, or the job FAILED. */
+/**
+ * What a failed attempt led to: a retry on the same provider after a backoff, failover to the next eligible provider,
+ * or the job FAILED.
+ */
 public sealed interface FailureOutcome {
+    /** A definite refusal: a new attempt on the same provider, which may not start before {@code next.notBefore()}. */
+    record RetryScheduled(UUID failedAttemptId, Attempt next, java.time.Duration backoff) implements FailureOutcome {
+    }
+
     record FailedOver(UUID failedAttemptId, Attempt next) implements FailureOutcome {
     }
 

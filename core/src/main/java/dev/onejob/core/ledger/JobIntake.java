@@ -115,7 +115,11 @@ final class JobIntake {
             }
         }
         Map<String, Job> existing = existing(connection, ids, owners, keys, created, refused.keySet());
-        Map<UUID, Attempt> firstAttempts = firstAttempts(connection, created);
+        Map<UUID, String> firstProviders = new HashMap<>();
+        for (int k = 0; k < n; k++) {
+            firstProviders.put(ids[k], jobs.get(order[k]).firstProvider());
+        }
+        Map<UUID, Attempt> firstAttempts = firstAttempts(connection, created, firstProviders);
 
         SubmitOutcome[] outcomes = new SubmitOutcome[n];
         for (int k = 0; k < n; k++) {
@@ -205,8 +209,8 @@ final class JobIntake {
     }
 
     /** The created jobs' first attempts on their target providers, and each attempt's command queued. */
-    private static Map<UUID, Attempt> firstAttempts(Connection connection, Map<UUID, Job> created)
-            throws SQLException {
+    private static Map<UUID, Attempt> firstAttempts(Connection connection, Map<UUID, Job> created,
+                                                    Map<UUID, String> firstProviders) throws SQLException {
         Map<UUID, Attempt> byJob = new HashMap<>();
         if (created.isEmpty()) {
             return byJob;
@@ -220,7 +224,7 @@ final class JobIntake {
         for (int k = 0; k < jobs.size(); k++) {
             attemptIds[k] = UUID.randomUUID();
             jobIds[k] = jobs.get(k).id();
-            providers[k] = jobs.get(k).targetProvider();
+            providers[k] = firstProviders.getOrDefault(jobs.get(k).id(), jobs.get(k).targetProvider());
             versions[k] = jobs.get(k).version();
         }
         List<OutboxStore.NewEvent> commands = new ArrayList<>(jobs.size());

@@ -41,6 +41,8 @@ public final class KeyRetention implements Loops.Loop {
     /**
      * Moves a window of the oldest finished jobs created before the cutoff, with everything that refers to them, to
      * the archive; answers the moved jobs. Walks {@code jobs_created_at_idx}, so it costs the window, not the ledger.
+     * Rows go to the archive by column name, not position: a column added to a live table and its archive table by a
+     * later migration sits at a different position in each (after {@code archived_at} in the archive).
      */
     static final String ARCHIVE_FINISHED_JOBS = """
             WITH picked AS (
@@ -56,11 +58,14 @@ public final class KeyRetention implements Loops.Loop {
             ), moved AS (
                 DELETE FROM jobs j USING picked p WHERE j.id = p.id RETURNING j.*
             ), archived_actions AS (
-                INSERT INTO operator_actions_archive SELECT actions.*, ? FROM actions
+                INSERT INTO operator_actions_archive SELECT (jsonb_populate_record(null::operator_actions_archive,
+                    to_jsonb(actions) || jsonb_build_object('archived_at', ?::timestamptz))).* FROM actions
             ), archived_tries AS (
-                INSERT INTO attempts_archive SELECT tries.*, ? FROM tries
+                INSERT INTO attempts_archive SELECT (jsonb_populate_record(null::attempts_archive,
+                    to_jsonb(tries) || jsonb_build_object('archived_at', ?::timestamptz))).* FROM tries
             ), archived AS (
-                INSERT INTO jobs_archive SELECT moved.*, ? FROM moved RETURNING id
+                INSERT INTO jobs_archive SELECT (jsonb_populate_record(null::jobs_archive,
+                    to_jsonb(moved) || jsonb_build_object('archived_at', ?::timestamptz))).* FROM moved RETURNING id
             )
             SELECT\s""" + JOB_COLUMNS + " FROM moved";
     static final String INSERT_TOMBSTONES = """

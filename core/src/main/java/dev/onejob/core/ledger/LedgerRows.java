@@ -21,7 +21,7 @@ final class LedgerRows {
             id, job_id, number, provider, status, job_version, created_at, updated_at, started_at, soft_deadline,
             finished_at, error_code, error_message, retryable, provider_request_id, lost_reason,
             discarded_result_sha256, certification_override, unknown_at, discarded_result_summary,
-            abandon_after, input_tokens, output_tokens, cached_input_tokens, cost_usd, start_token""";
+            abandon_after, input_tokens, output_tokens, cached_input_tokens, cost_usd, start_token, not_before""";
 
     private LedgerRows() {
     }
@@ -51,7 +51,7 @@ final class LedgerRows {
                 row.getString("discarded_result_sha256"), row.getString("certification_override"),
                 instant(row, "unknown_at"), row.getString("discarded_result_summary"),
                 instant(row, "abandon_after"), usage(row), row.getBigDecimal("cost_usd"),
-                row.getObject("start_token", UUID.class));
+                row.getObject("start_token", UUID.class), instant(row, "not_before"));
     }
 
     private static Usage usage(ResultSet row) throws SQLException {

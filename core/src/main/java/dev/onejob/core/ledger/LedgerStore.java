@@ -4,6 +4,7 @@ import static dev.onejob.core.ledger.LedgerRows.ATTEMPT_COLUMNS;
 import static dev.onejob.core.ledger.LedgerRows.JOB_COLUMNS;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.onejob.core.config.RetryPolicy;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.db.DatabaseException;
 import dev.onejob.core.events.AttemptCommand;
@@ -40,12 +41,15 @@ public final class LedgerStore {
     private static final String LOCK_JOB =
             "SELECT " + JOB_COLUMNS + " FROM jobs WHERE id = ? FOR NO KEY UPDATE";
     private static final String INSERT_ATTEMPT_IF_NONE_LIVE = """
-            INSERT INTO attempts (id, job_id, number, provider, job_version, certification_override)
-            VALUES (?, ?, (SELECT coalesce(max(number), 0) + 1 FROM attempts WHERE job_id = ?), ?, ?, ?)
+            INSERT INTO attempts (id, job_id, number, provider, job_version, certification_override, not_before)
+            VALUES (?, ?, (SELECT coalesce(max(number), 0) + 1 FROM attempts WHERE job_id = ?), ?, ?, ?,
+                    now() + ?::bigint * interval '1 millisecond')
             ON CONFLICT (job_id) WHERE status IN ('PENDING', 'STARTING', 'UNKNOWN') DO NOTHING
             RETURNING\s""" + ATTEMPT_COLUMNS;
     private static final String BUMP_VERSION_FOR_NEW_ATTEMPT =
             "UPDATE jobs SET version = version + 1, status = 'QUEUED' WHERE id = ? AND version = ?";
+    private static final String COUNT_ATTEMPTS_ON_PROVIDER =
+            "SELECT count(*) FROM attempts WHERE job_id = ? AND provider = ?";
     private static final String SELECT_LIVE_ATTEMPT = "SELECT " + ATTEMPT_COLUMNS
             + " FROM attempts WHERE job_id = ? AND status IN ('PENDING', 'STARTING', 'UNKNOWN')";
     private static final String SELECT_ATTEMPT = "SELECT " + ATTEMPT_COLUMNS + " FROM attempts WHERE id = ?";
@@ -93,6 +97,15 @@ public final class LedgerStore {
             SELECT asked.id, started.id IS NOT NULL AS started, a.status,
                    coalesce(a.status = 'STARTING' AND a.start_token = asked.token, false) AS own
             FROM asked LEFT JOIN started ON started.id = asked.id LEFT JOIN attempts a ON a.id = asked.id""";
+    /**
+     * Moves the deadlines of STARTING attempts on, from now, each only while it is still its caller's own start: a
+     * streamed call whose pieces keep flowing is neither resolvable by an operator nor taken for abandoned.
+     */
+    private static final String RENEW_OWN_STARTS = """
+            UPDATE attempts a SET soft_deadline = now() + r.soft_ms * interval '1 millisecond',
+                                  abandon_after = now() + r.abandon_ms * interval '1 millisecond'
+            FROM unnest(?::uuid[], ?::uuid[], ?::bigint[], ?::bigint[]) AS r(id, token, soft_ms, abandon_ms)
+            WHERE a.id = r.id AND a.status = 'STARTING' AND a.start_token = r.token""";
     private static final String SELECT_UNKNOWN_WITH_TOKEN =
             "SELECT 1 FROM attempts WHERE id = ? AND status = 'UNKNOWN' AND start_token = ?";
     private static final String MARK_ATTEMPT_UNKNOWN_IF_STARTING =
@@ -276,6 +289,29 @@ public final class LedgerStore {
     }
 
     /**
+     * Moves the soft deadline and the abandon time of a set of STARTING attempts on, each from now, while each is still
+     * the start its token names (a streamed call whose provider keeps speaking); the jobs are locked first, in id order,
+     * as everywhere. Answers how many were moved: one that ended or was made UNKNOWN meanwhile is left as it is.
+     */
+    public int renewStarts(List<Start> renewals) {
+        if (renewals.isEmpty()) {
+            return 0;
+        }
+        List<Start> sorted = renewals.stream().sorted(java.util.Comparator.comparing(Start::attemptId)).toList();
+        UUID[] ids = sorted.stream().map(Start::attemptId).toArray(UUID[]::new);
+        UUID[] tokens = sorted.stream().map(Start::token).toArray(UUID[]::new);
+        Long[] soft = sorted.stream().map(r -> r.softTimeout().toMillis()).toArray(Long[]::new);
+        Long[] abandon = sorted.stream().map(r -> r.abandonAfter().toMillis()).toArray(Long[]::new);
+        return database.inTransaction(connection -> {
+            LedgerSql.queryList(connection, LOCK_JOBS_OF_ATTEMPTS, row -> row.getObject(1, UUID.class),
+                    connection.createArrayOf("uuid", ids));
+            return LedgerSql.update(connection, RENEW_OWN_STARTS, connection.createArrayOf("uuid", ids),
+                    connection.createArrayOf("uuid", tokens), connection.createArrayOf("bigint", soft),
+                    connection.createArrayOf("bigint", abandon));
+        });
+    }
+
+    /**
      * Whether the attempt is UNKNOWN and was started with {@code startToken}: made UNKNOWN (by the sweeper) after a
      * start whose acknowledgement its worker never heard, so the worker knows its request never left.
      */
@@ -432,6 +468,11 @@ public final class LedgerStore {
             }
 
             @Override
+            public RetryPolicy retryPolicy(String provider) {
+                return gate.retryPolicy(provider);
+            }
+
+            @Override
             public Optional<String> whyNot(Job job, String provider) {
                 return eligibility.getOrDefault(provider, Optional.of(provider + " is not in the job's chain"));
             }
@@ -456,8 +497,15 @@ public final class LedgerStore {
             if (action != null) {
                 record(connection, attempt, action);
             }
+            Optional<FailureOutcome> retry = action == null && failure.retryable()
+                    ? retry(connection, job, attempt, failure, decided.retryPolicy(attempt.provider()))
+                    : Optional.empty();
+            if (retry.isPresent()) {
+                return retry.get();
+            }
             List<String> skipped = new ArrayList<>();
-            Optional<String> next = nextProvider(job, attempt.provider(), decided, skipped);
+            Optional<String> next = failure.allowsFailover() ? nextProvider(job, attempt.provider(), decided, skipped)
+                    : Optional.empty();
             if (next.isPresent()) {
                 Attempt created = insertAttempt(connection, job, next.get(), job.version() + 1, null)
                         .orElseThrow(() -> new IllegalStateException("failover found a live attempt on " + job.id()));
@@ -465,7 +513,9 @@ public final class LedgerStore {
                         job.id(), job.version());
                 return new FailureOutcome.FailedOver(attemptId, created);
             }
-            String left = skipped.isEmpty() ? "no fallback is left" : "no fallback may take it (" + String.join("; ",
+            String left = !failure.allowsFailover() ? "no fallback is tried for it (another provider would most"
+                    + " likely be paid for an answer as large)"
+                    : skipped.isEmpty() ? "no fallback is left" : "no fallback may take it (" + String.join("; ",
                     skipped) + ")";
             LedgerSql.updateExactlyOne(connection, FAIL_JOB, "job version moved under lock", failure.code(),
                     "attempt " + attempt.number() + " on " + attempt.provider() + " failed (" + failure.message()
@@ -473,6 +523,28 @@ public final class LedgerStore {
             enqueueJobResult(connection, job.id());
             return new FailureOutcome.JobFailed(job.id(), attemptId);
         });
+    }
+
+    /**
+     * A definite refusal retried on the same provider, when its policy allows another attempt there: the new attempt
+     * waits out the backoff ({@code not_before}, and its command is held in the outbox until then). Empty when the
+     * provider has had its attempts; the caller then fails over.
+     */
+    private static Optional<FailureOutcome> retry(Connection connection, Job job, Attempt failed,
+                                                  AttemptFailure failure, RetryPolicy policy)
+            throws SQLException {
+        int tries = LedgerSql.queryOne(connection, COUNT_ATTEMPTS_ON_PROVIDER, row -> row.getInt(1), job.id(),
+                failed.provider()).orElse(0);
+        if (!policy.allowsAnother(tries)) {
+            return Optional.empty();
+        }
+        Duration backoff = policy.backoff(tries, failure.retryAfter(),
+                java.util.concurrent.ThreadLocalRandom.current());
+        Attempt created = insertAttempt(connection, job, failed.provider(), job.version() + 1, null, backoff)
+                .orElseThrow(() -> new IllegalStateException("a retry found a live attempt on " + job.id()));
+        LedgerSql.updateExactlyOne(connection, BUMP_VERSION_FOR_NEW_ATTEMPT, "job version moved under lock",
+                job.id(), job.version());
+        return Optional.of(new FailureOutcome.RetryScheduled(failed.id(), created, backoff));
     }
 
     /**
@@ -574,13 +646,27 @@ public final class LedgerStore {
         });
     }
 
-    private Optional<Attempt> insertAttempt(Connection connection, Job job, String provider, long jobVersion,
-                                            String override) throws SQLException {
+    private static Optional<Attempt> insertAttempt(Connection connection, Job job, String provider, long jobVersion,
+                                                   String override) throws SQLException {
+        return insertAttempt(connection, job, provider, jobVersion, override, null);
+    }
+
+    /** A new attempt and its command, which waits {@code notBefore} (null: none) in the outbox before it is sent. */
+    private static Optional<Attempt> insertAttempt(Connection connection, Job job, String provider, long jobVersion,
+                                                   String override, Duration notBefore) throws SQLException {
         Optional<Attempt> created = LedgerSql.queryOne(connection, INSERT_ATTEMPT_IF_NONE_LIVE, LedgerRows::attempt,
-                UUID.randomUUID(), job.id(), job.id(), provider, jobVersion, override);
+                UUID.randomUUID(), job.id(), job.id(), provider, jobVersion, override,
+                notBefore == null ? null : notBefore.toMillis());
         if (created.isPresent()) {
-            OutboxStore.enqueue(connection, Topics.ATTEMPT_COMMANDS, created.get().id().toString(), job.id().toString(),
-                    LedgerEvents.attemptCommand(job, created.get()).toJson(), AttemptCommand.VERSION);
+            String id = created.get().id().toString();
+            var command = LedgerEvents.attemptCommand(job, created.get()).toJson();
+            if (notBefore == null) {
+                OutboxStore.enqueue(connection, Topics.ATTEMPT_COMMANDS, id, job.id().toString(), command,
+                        AttemptCommand.VERSION);
+            } else {
+                OutboxStore.enqueueDeferred(connection, Topics.ATTEMPT_COMMANDS, id, job.id().toString(), command,
+                        AttemptCommand.VERSION, notBefore);
+            }
         }
         return created;
     }

@@ -33,10 +33,22 @@ public final class OutboxStore {
             ORDER BY t.n
             ON CONFLICT (topic, dedupe_key) DO NOTHING
             """;
-    private static final String COUNT_UNSENT =
-            "SELECT count(*) FROM outbox WHERE sent_at IS NULL AND parked_at IS NULL";
-    private static final String OLDEST_UNSENT =
-            "SELECT min(created_at) FROM outbox WHERE sent_at IS NULL AND parked_at IS NULL";
+    /**
+     * Queues one event that must not be published before {@code ?} milliseconds from now (a retry's attempt command
+     * waiting out its backoff).
+     */
+    private static final String INSERT_DEFERRED_EVENT_IF_ABSENT = """
+            INSERT INTO outbox (topic, dedupe_key, message_key, payload, headers, not_before)
+            VALUES (?, ?, ?, ?::jsonb, ?::jsonb, now() + ? * interval '1 millisecond')
+            ON CONFLICT (topic, dedupe_key) DO NOTHING
+            """;
+    /** Due rows only: one waiting for its time is not a relay falling behind. */
+    private static final String COUNT_UNSENT = """
+            SELECT count(*) FROM outbox WHERE sent_at IS NULL AND parked_at IS NULL
+              AND (not_before IS NULL OR not_before <= now())""";
+    private static final String OLDEST_UNSENT = """
+            SELECT min(coalesce(not_before, created_at)) FROM outbox WHERE sent_at IS NULL AND parked_at IS NULL
+              AND (not_before IS NULL OR not_before <= now())""";
     private static final String PARKED = """
             SELECT id, topic, message_key, park_reason, parked_at FROM outbox
             WHERE parked_at IS NOT NULL AND sent_at IS NULL ORDER BY id LIMIT ?""";
@@ -53,6 +65,7 @@ public final class OutboxStore {
             WHERE id IN (SELECT id FROM outbox
                          WHERE sent_at IS NULL AND parked_at IS NULL
                            AND (claimed_until IS NULL OR claimed_until < now())
+                           AND (not_before IS NULL OR not_before <= now())
                          ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
             RETURNING id, topic, message_key, payload::text, headers::text, publish_attempts, created_at""";
     /** Locks the rows {@code claimed_by} still holds; the relay commits its Kafka transaction while holding them. */
@@ -105,6 +118,25 @@ public final class OutboxStore {
             statement.setString(3, messageKey);
             statement.setString(4, Json.write(payload));
             statement.setString(5, Json.write(headers));
+            return statement.executeUpdate() == 1;
+        }
+    }
+
+    /**
+     * Queues one event in the caller's transaction that relays publish only once {@code delay} has passed (from the
+     * transaction's time); false when an event with that dedupe key was queued before.
+     */
+    public static boolean enqueueDeferred(Connection connection, Topic<String, JsonNode> topic, String dedupeKey,
+                                          String messageKey, JsonNode payload, int schemaVersion,
+                                          java.time.Duration delay) throws SQLException {
+        var headers = headers(topic, dedupeKey, schemaVersion);
+        try (PreparedStatement statement = connection.prepareStatement(INSERT_DEFERRED_EVENT_IF_ABSENT)) {
+            statement.setString(1, topic.name());
+            statement.setString(2, dedupeKey);
+            statement.setString(3, messageKey);
+            statement.setString(4, Json.write(payload));
+            statement.setString(5, Json.write(headers));
+            statement.setLong(6, Math.max(0, delay.toMillis()));
             return statement.executeUpdate() == 1;
         }
     }

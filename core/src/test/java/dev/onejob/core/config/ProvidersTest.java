@@ -67,4 +67,53 @@ class ProvidersTest {
                 """));
         assertTrue(missing.getMessage().contains("prices.output"), missing.getMessage());
     }
+
+    @Test
+    void deadlinesRetriesAndAnswerSizeHaveDefaultsAndAreRead() throws IOException {
+        ProviderConfig defaults = load("").find("primary").orElseThrow();
+        assertEquals(java.time.Duration.ofHours(1), defaults.maxDuration());
+        assertEquals(RetryPolicy.DEFAULT, defaults.retry());
+        assertEquals(ProviderConfig.DEFAULT_MAX_ANSWER_BYTES, defaults.maxAnswerBytes());
+
+        ProviderConfig set = load("""
+                    max_duration: 30m
+                    retry: {max_attempts: 3, initial_backoff: 500ms, max_backoff: 20s}
+                    max_answer_bytes: 1048576
+                """).find("primary").orElseThrow();
+        assertEquals(java.time.Duration.ofMinutes(30), set.maxDuration());
+        assertEquals(new RetryPolicy(3, java.time.Duration.ofMillis(500), java.time.Duration.ofSeconds(20)),
+                set.retry());
+        assertEquals(1048576, set.answerLimit(null));
+        assertEquals(200_000 * ProviderConfig.BYTES_PER_TOKEN_BOUND, set.answerLimit(200_000),
+                "a call's max_tokens may allow more than the provider's bound");
+        assertEquals(ProviderConfig.ANSWER_BYTES_LIMIT, set.answerLimit(10_000_000), "never past what topics carry");
+        assertEquals(Cooldown.DEFAULT, set.cooldown());
+        assertEquals(new Cooldown(0, java.time.Duration.ofSeconds(30), java.time.Duration.ofMinutes(2)), load("""
+                    cooldown: {allowed_fails: 0, window: 30s, duration: 2m}
+                """).find("primary").orElseThrow().cooldown());
+        assertThrows(ConfigException.class, () -> load("""
+                    cooldown: {allowed_fails: -1}
+                """));
+    }
+
+    @Test
+    void wrongDeadlinesAndRetriesAreNamedWithTheirPath() {
+        ConfigException shortLength = assertThrows(ConfigException.class, () -> load("""
+                    hard_timeout: 2m
+                    max_duration: 1m
+                """));
+        assertTrue(shortLength.getMessage().contains("providers[0].max_duration"), shortLength.getMessage());
+        ConfigException unknown = assertThrows(ConfigException.class, () -> load("""
+                    retry: {tries: 3}
+                """));
+        assertTrue(unknown.getMessage().contains("providers[0].retry.tries"), unknown.getMessage());
+        ConfigException many = assertThrows(ConfigException.class, () -> load("""
+                    retry: {max_attempts: 99}
+                """));
+        assertTrue(many.getMessage().contains("max_attempts must be 1..20"), many.getMessage());
+        ConfigException huge = assertThrows(ConfigException.class, () -> load("""
+                    max_answer_bytes: 999999999
+                """));
+        assertTrue(huge.getMessage().contains("max_answer_bytes must be at most"), huge.getMessage());
+    }
 }

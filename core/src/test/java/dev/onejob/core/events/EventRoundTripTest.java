@@ -64,6 +64,11 @@ class EventRoundTripTest {
                         RESULT, null, null, "primary", "gpt-4o-mini", "req-3", 42, T, new Usage(10, 5, 0),
                         new BigDecimal("0.0000045"), UUID.fromString("7b7c7f1e-0000-4000-8000-000000000001")),
                         e -> ((AttemptCompletion) e).toJson(), AttemptCompletion::fromJson, "outcome", true),
+                new Case("attempt-completion", new AttemptCompletion(A, JOB, AttemptCompletion.Outcome.FAILED,
+                        null, new AttemptCompletion.Error("http_429", "rate limited", true, true, 429, null, 1500L),
+                        null, "primary", "gpt-4o-mini", "req-4", 42, T, null, null,
+                        UUID.fromString("7b7c7f1e-0000-4000-8000-000000000002")),
+                        e -> ((AttemptCompletion) e).toJson(), AttemptCompletion::fromJson, "outcome", true),
                 new Case("job-result", new JobResult(JOB, "alice", "k-1", "SUCCEEDED", B, RESULT, null,
                         List.of(new JobResult.AttemptBrief(A, 1, "primary", "DISCARDED", null),
                                 new JobResult.AttemptBrief(B, 2, "backup", "SUCCEEDED", null)), T),
@@ -165,6 +170,17 @@ class EventRoundTripTest {
         assertEquals(null, AttemptCompletion.fromJson(completion).startToken());
         completion.put("start_token", "not-a-uuid");
         assertThrows(IllegalArgumentException.class, () -> AttemptCompletion.fromJson(completion));
+    }
+
+    @org.junit.jupiter.api.Test
+    void versionThreeFailuresReadWithoutARetryHint() {
+        ObjectNode completion = new AttemptCompletion(A, JOB, AttemptCompletion.Outcome.FAILED, null,
+                new AttemptCompletion.Error("http_429", "rate limited", true, true, 429, null, 2000L), null, "primary",
+                "gpt-4o-mini", null, 42, T, null, null, UUID.randomUUID()).toJson();
+        ((ObjectNode) completion.get("error")).remove("retry_after_ms");
+        assertEquals(List.of(), JsonSchemas.fromClasspath("events/attempt-completion.v3.schema.json")
+                .violations(completion));
+        assertEquals(null, AttemptCompletion.fromJson(completion).error().retryAfterMs());
     }
 
     @org.junit.jupiter.api.Test

@@ -97,7 +97,8 @@ public final class ApiServer implements AutoCloseable {
                 frontDoor.maxWait());
         this.certifications = new CertificationsApi(certifier, certifications, maxBodyBytes);
         this.events = new EventsApi(views.queries(), watch);
-        this.find = new FindApi(views.queries(), certifications, views.providers(), views.contracts(), metrics, watch);
+        this.find = new FindApi(views.queries(), certifications, views.providers(), views.contracts(), metrics, watch,
+                requests.cooldowns());
         this.usage = new UsageApi(views.billing(), java.time.Clock.systemUTC());
         this.tokens = tokens;
         this.metrics = metrics;

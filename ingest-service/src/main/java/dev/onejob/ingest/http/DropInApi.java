@@ -224,7 +224,9 @@ final class DropInApi {
                     + " was cancelled; a new key starts a new job");
         } else {
             String attempt = last == null ? "" : "; its attempt " + last.id() + " on " + last.provider() + " is "
-                    + last.status();
+                    + last.status() + (last.status() == dev.onejob.core.ledger.AttemptStatus.PENDING
+                    && last.notBefore() != null ? ", a retry that starts at " + last.notBefore()
+                    + " (the provider refused the attempt before it)" : "");
             problem = new Problem(504, "job-not-finished", "The job is not finished yet", "job " + job.id() + " is "
                     + job.status() + attempt + (last != null && last.status().name().equals("UNKNOWN")
                     ? " (the provider may still answer; an operator may resolve it)" : "")
@@ -234,7 +236,23 @@ final class DropInApi {
         if (last != null) {
             problem.with("attempt_id", last.id().toString()).with("attempt_status", last.status().name());
         }
-        return problem;
+        return problem.with("attempts", attemptsInBrief(history.attempts()));
+    }
+
+    /** Each attempt of the job and why it ended: retries and failovers, as the caller's error names them. */
+    private static com.fasterxml.jackson.databind.node.ArrayNode attemptsInBrief(List<Attempt> attempts) {
+        var brief = Json.MAPPER.createArrayNode();
+        for (Attempt attempt : attempts) {
+            ObjectNode one = brief.addObject().put("id", attempt.id().toString()).put("provider", attempt.provider())
+                    .put("status", attempt.status().name());
+            if (attempt.errorCode() != null) {
+                one.put("error_code", attempt.errorCode());
+            }
+            if (attempt.notBefore() != null) {
+                one.put("not_before", attempt.notBefore().toString());
+            }
+        }
+        return brief;
     }
 
     private static Problem invalid(List<String> problems) {
@@ -275,7 +293,7 @@ final class DropInApi {
         error.put("message", problem.getMessage());
         error.put("type", problem.type().replace('-', '_'));
         error.put("code", problem.type().replace('-', '_'));
-        for (String member : List.of("job_id", "job_status", "attempt_id", "attempt_status")) {
+        for (String member : List.of("job_id", "job_status", "attempt_id", "attempt_status", "attempts")) {
             JsonNode value = problem.extension(member);
             if (value != null) {
                 error.set(member, value);

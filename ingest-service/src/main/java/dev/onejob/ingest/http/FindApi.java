@@ -47,8 +47,11 @@ final class FindApi {
     private final IngestMetrics metrics;
     private final JobWatch watch;
 
+    private final dev.onejob.ingest.ProviderCooldowns cooldowns;
+
     FindApi(LedgerQueries queries, CertificationStore certifications, Providers providers, Contracts contracts,
-            IngestMetrics metrics, JobWatch watch) {
+            IngestMetrics metrics, JobWatch watch, dev.onejob.ingest.ProviderCooldowns cooldowns) {
+        this.cooldowns = cooldowns;
         this.queries = queries;
         this.certifications = certifications;
         this.providers = providers;
@@ -154,6 +157,7 @@ final class FindApi {
             item.put("id", provider.id());
             item.put("protocol", provider.protocol().wireName());
             item.put("model", provider.model());
+            putTime(item, "cooling_until", cooldowns.coolingUntil(provider.id()).orElse(null));
             ArrayNode certs = item.putArray("certifications");
             latest.stream().filter(c -> c.provider().equals(provider.id())).forEach(c -> {
                 ObjectNode cert = certs.addObject();

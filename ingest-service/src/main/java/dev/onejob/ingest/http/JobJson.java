@@ -88,6 +88,7 @@ public final class JobJson {
         text(node, "discarded_result_summary", attempt.discardedResultSummary());
         text(node, "certification_override", attempt.certificationOverride());
         time(node, "unknown_at", attempt.unknownAt());
+        time(node, "not_before", attempt.notBefore());
         node.set("usage", attempt.usage() == null ? Json.MAPPER.nullNode() : attempt.usage().toJson());
         text(node, "cost_usd", attempt.costUsd() == null ? null
                 : attempt.costUsd().stripTrailingZeros().toPlainString());

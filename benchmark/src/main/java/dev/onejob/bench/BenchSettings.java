@@ -4,7 +4,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * The loads of one run. {@link #full} is sized for about ten minutes on a 2-core machine; {@link #quick} for well
+ * The loads of one run. {@link #full} takes about 40 minutes on a 2-core machine (it was sized for ten, before its later phases); {@link #quick} for well
  * under two, to keep the benchmark itself from rotting (it runs inside {@code mvn verify}), not to measure anything.
  *
  * @param repeatShare share of requests that repeat an earlier (owner, key, payload): double clicks, redeliveries

@@ -30,6 +30,11 @@ import java.util.Map;
  */
 final class SlowProviderPhase {
     static final String LOGNORMAL = "{\"kind\":\"lognormal\",\"median_ms\":1000,\"p99_ms\":8000}";
+    /** The share of this phase's calls the provider refuses with 429 and {@code Retry-After: 1}, as real ones do. */
+    static final double REFUSED_SHARE = 0.05;
+    /** The lognormal, with {@link #REFUSED_SHARE} of the attempts refused (429, {@code Retry-After: 1}) instead. */
+    static final String LOGNORMAL_WITH_REFUSALS = "{\"kind\":\"mix\",\"share\":" + REFUSED_SHARE + ",\"then\":{"
+            + "\"kind\":\"status\",\"status\":429,\"retry_after_s\":1},\"otherwise\":" + LOGNORMAL + "}";
 
     private final BenchContext context;
 
@@ -41,7 +46,7 @@ final class SlowProviderPhase {
         BenchSettings settings = context.settings();
         Results results = context.results();
         String simulator = context.services().backupUrl();
-        control(simulator, "PUT", LOGNORMAL);
+        control(simulator, "PUT", LOGNORMAL_WITH_REFUSALS);
         // A call slower than the hard timeout leaves its attempt UNKNOWN for good (the lognormal's tail past 30 s is
         // about 1 in 15,000); the on-call resolves those FAILED, as a real one would.
         try (OperatorBot operator = OperatorBot.pastHardTimeout(context.database(), context.services().ingestPort(),
@@ -56,6 +61,20 @@ final class SlowProviderPhase {
             control(simulator, "DELETE", null);
         }
         unknownsAnsweredInTime(results);
+        refusalsRetried(results);
+    }
+
+    /** The 429s of the slow runs, each retried on the provider as a new attempt, and the jobs they failed (none). */
+    private void refusalsRetried(Results results) {
+        long refused = context.database().count("SELECT count(*) FROM attempts WHERE provider = '" + BenchFiles.SLOW
+                + "' AND error_code = 'http_429'");
+        long failed = context.database().count("SELECT count(*) FROM jobs WHERE target_provider = '" + BenchFiles.SLOW
+                + "' AND status = 'FAILED' AND error_code = 'http_429'");
+        results.add(Phases.SLOW_PROVIDER, "attempts refused with 429 and retried", refused, "attempts",
+                Math.round(REFUSED_SHARE * 100) + "% of the slow provider's calls are refused with 429 and Retry-After: "
+                        + "1; each is retried on it as a new attempt after the backoff it asked for");
+        results.add(Phases.SLOW_PROVIDER, "jobs FAILED by a 429", failed, "jobs",
+                "jobs whose every try was refused (4 tries, the default retry policy: about 6 in a million)");
     }
 
     private void openLoop(BenchSettings settings, Results results, String simulator) throws Exception {

@@ -184,6 +184,11 @@ public final class ChaosRun {
             }
 
             @Override
+            public void rateLimitStorm(Duration duration) {
+                cluster.rateLimitStorm(duration);
+            }
+
+            @Override
             public void terminateAndRestart(String service, Duration down) {
                 restart(service, ChildProcess::close, down);
             }

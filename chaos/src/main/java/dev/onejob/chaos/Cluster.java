@@ -245,6 +245,11 @@ final class Cluster implements AutoCloseable {
         post(primaryControl + "/outage?ms=" + duration.toMillis());
     }
 
+    /** The primary provider refuses every call with 429 for {@code duration} (a rate-limit storm). */
+    void rateLimitStorm(Duration duration) {
+        post(primaryControl + "/storm?ms=" + duration.toMillis());
+    }
+
     /** Saves each simulator's ledger ({@code GET /_sim/ledger}) as {@code ledger-<name>.json}; returns the files. */
     List<Path> saveLedgers() {
         List<Path> saved = new ArrayList<>();

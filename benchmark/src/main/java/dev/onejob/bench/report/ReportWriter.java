@@ -57,8 +57,8 @@ public final class ReportWriter {
                 .append(ZonedDateTime.now().format(DateTimeFormatter.RFC_1123_DATE_TIME)).append(" (").append(mode)
                 .append(" mode, ").append(fmt(results.runSeconds())).append(" s). Every figure below was measured in ")
                 .append("this one run, on this machine, side by side: on a shared 2-core machine the absolute numbers ")
-                .append("are noise, the ratios between them are the point. Re-run with `./onejob bench` (about ten ")
-                .append("minutes; writes this file, `docs/benchmarks/results.csv` and `docs/benchmarks/results.json`) or ")
+                .append("are noise, the ratios between them are the point. Re-run with `./onejob bench` (about 40 ")
+                .append("minutes on 2 cores; writes this file, `docs/benchmarks/results.csv` and `docs/benchmarks/results.json`) or ")
                 .append("`./onejob bench --quick` (under two minutes, small loads, writes under `benchmark/target/`).")
                 .append("\n\n");
         md.append("## Machine and versions\n\n| | |\n|---|---|\n");

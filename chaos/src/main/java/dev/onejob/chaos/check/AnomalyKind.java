@@ -65,6 +65,11 @@ public enum AnomalyKind {
     BILLED_COST_MISMATCH("billed-cost-mismatch"),
     /** Usage the ledger recorded for an attempt the provider never charged (billing reconciliation). */
     RECORDED_NOT_BILLED("recorded-not-billed"),
+    /**
+     * A job FAILED after a definite refusal that ran nothing (429, 503, 529, 408, a connection refused) while the
+     * refusing provider's retry policy allowed it another attempt: the intent ended though a retry remained.
+     */
+    FAILED_WITH_RETRIES_LEFT("failed-with-retries-left"),
     /** Two attempts of one job live at the same time. */
     OVERLAPPING_ATTEMPTS("overlapping-attempts"),
     /** After the drain: a job or attempt still waiting for a component, not for a person. */

@@ -18,6 +18,7 @@ public final class HistoryChecker {
         PoisonChecks.check(run, report);
         ResultChecks.check(run, report);
         AttemptChecks.check(run, report);
+        RetryChecks.check(run, report);
         BillingChecks.check(run, report);
         // A record no check could read might have been the one that broke an invariant.
         for (String unreadable : run.unreadable()) {

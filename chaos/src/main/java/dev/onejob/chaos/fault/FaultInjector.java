@@ -27,6 +27,9 @@ public final class FaultInjector implements AutoCloseable {
 
         void providerOutage(Duration duration);
 
+        /** The primary provider refuses every call with 429 and {@code Retry-After: 1} for {@code duration}. */
+        void rateLimitStorm(Duration duration);
+
         /** SIGTERM, a wait for the process to drain and exit (then SIGKILL), and a start after {@code down}. */
         void terminateAndRestart(String service, Duration down);
 
@@ -137,6 +140,10 @@ public final class FaultInjector implements AutoCloseable {
                 case PROVIDER_OUTAGE -> {
                     history.info("fault", label + " primary refuses connections for 20 s");
                     target.providerOutage(Duration.ofSeconds(20));
+                }
+                case RATE_LIMIT_STORM -> {
+                    history.info("fault", label + " primary answers every call 429 (Retry-After: 1) for 15 s");
+                    target.rateLimitStorm(Duration.ofSeconds(15));
                 }
                 case TERM_WORKER -> {
                     String worker = "worker-" + otherThanFrozen(fault.target());

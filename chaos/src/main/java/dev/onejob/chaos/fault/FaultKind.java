@@ -17,6 +17,11 @@ public enum FaultKind {
     /** The primary provider refuses connections for 20 s. */
     PROVIDER_OUTAGE("provider-outage"),
     /**
+     * The primary provider answers every call with 429 and {@code Retry-After: 1} for 15 s: its refusals are retried
+     * on it as new attempts, it cools down, and new jobs start on the certified backup meanwhile.
+     */
+    RATE_LIMIT_STORM("rate-limit-storm"),
+    /**
      * SIGTERM of an attempt worker while it has calls in flight: it stops taking commands, lets its calls finish and
      * publishes their outcomes (its drain), exits, and is started again 2 s later.
      */

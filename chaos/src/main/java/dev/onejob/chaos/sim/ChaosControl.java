@@ -14,6 +14,7 @@ import java.util.Map;
  * during an outage (so the simulator's own {@code /_sim/} control plane cannot end one).
  *
  * <p>Consumes {@code POST /outage?ms=N} (refuses connections for N ms; 202 once they are refused),
+ * {@code POST /storm?ms=N} (refuses every request with 429 and {@code Retry-After: 1} for N ms),
  * {@code GET /health} (200 with the state), {@code GET /faults} and {@code POST /faults?on=true|false} (switches the
  * fault plan for requests from then on; 200 with the state); produces small JSON answers. Owns the JDK HttpServer;
  * the {@link ChaosSimulator} it acts on is lent. Handlers are short, so they run on the server's own thread.
@@ -32,6 +33,7 @@ final class ChaosControl implements AutoCloseable {
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 16);
         ChaosControl control = new ChaosControl(chaos, server);
         server.createContext("/outage", exchange -> control.serve(exchange, "POST", control::outage));
+        server.createContext("/storm", exchange -> control.serve(exchange, "POST", control::storm));
         server.createContext("/health", exchange -> control.serve(exchange, "GET", e -> control.state(200)));
         server.createContext("/faults", control::faults);
         server.createContext("/", exchange -> control.reply(exchange, new Reply(404, "{\"error\":\"not found\"}")));
@@ -74,6 +76,17 @@ final class ChaosControl implements AutoCloseable {
             return new Reply(400, "{\"error\":\"ms must be a whole number of milliseconds > 0\"}");
         } catch (IllegalStateException e) {
             return new Reply(409, "{\"error\":\"closed\"}");
+        }
+    }
+
+    private Reply storm(HttpExchange exchange) {
+        String ms = query(exchange).get("ms");
+        try {
+            long duration = Long.parseLong(ms == null ? "" : ms);
+            chaos.rateLimitStorm(duration);
+            return new Reply(202, "{\"storm_ms\":" + duration + "}");
+        } catch (IllegalArgumentException e) {
+            return new Reply(400, "{\"error\":\"ms must be a whole number of milliseconds > 0\"}");
         }
     }
 

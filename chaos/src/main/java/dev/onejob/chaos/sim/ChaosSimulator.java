@@ -32,6 +32,8 @@ public final class ChaosSimulator implements AutoCloseable {
     private final ChaosControl control;
     private final Object outages = new Object();
     private long outageGeneration; // guarded by outages; only the latest outage's end listens again
+    /** Until when every request is refused with 429 ({@link System#nanoTime()}); 0 when no storm was asked for. */
+    private volatile long stormUntilNanos;
     private boolean closed; // guarded by outages
 
     private ChaosSimulator(ChaosSimulatorConfig config) throws IOException {
@@ -39,7 +41,8 @@ public final class ChaosSimulator implements AutoCloseable {
         this.faultsOn = new AtomicBoolean(config.faultsOn());
         FaultPlan faulty = config.plan();
         FaultPlan clean = config.cleanPlan();
-        Function<String, Behaviour> switched = key -> (faultsOn.get() ? faulty : clean).apply(key);
+        Function<String, Behaviour> switched = key -> storming() ? STORM
+                : (faultsOn.get() ? faulty : clean).apply(key);
         this.simulator = ProviderSimulator.start(config.simulator().withBehaviourPlan(switched));
         this.timer = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "chaos-sim-" + config.simulator().name() + "-outages");
@@ -53,6 +56,28 @@ public final class ChaosSimulator implements AutoCloseable {
             timer.shutdownNow();
             throw e;
         }
+    }
+
+    /** What every request meets during a rate-limit storm: 429, try again in a second (in both header forms). */
+    static final Behaviour STORM = Behaviour.status(429, 1).withRetryAfterMs(1000);
+
+    private boolean storming() {
+        long until = stormUntilNanos;
+        return until != 0 && System.nanoTime() - until < 0;
+    }
+
+    /**
+     * A rate-limit storm: for {@code ms} every request is refused with 429 and {@code Retry-After: 1}, as a provider
+     * does when an account's limit is hit; the plan's own faults resume after it.
+     *
+     * @throws IllegalArgumentException when {@code ms} is not positive
+     */
+    public void rateLimitStorm(long ms) {
+        if (ms <= 0) {
+            throw new IllegalArgumentException("a storm must last > 0 ms, was " + ms);
+        }
+        stormUntilNanos = System.nanoTime() + ms * 1_000_000;
+        LOG.info("event=rate_limit_storm simulator={} ms={}", name(), ms);
     }
 
     /** Starts the simulator and its control listener. */

@@ -35,6 +35,11 @@ public final class FaultPlan implements Function<String, Behaviour> {
         CONTRACT_VIOLATION("contract_violation"),
         /** A 200 whose answer keeps the contract but cannot be stored: a U+0000 or an unpaired surrogate in it. */
         POISON_ANSWER("poison_answer"),
+        /**
+         * HTTP 429 with {@code Retry-After: 1} (OpenAI's wire also {@code retry-after-ms}): a refusal that ran nothing,
+         * which onejob retries on the same provider as a new attempt (with its own attempt id, so its own fault).
+         */
+        RATE_LIMITED("status_429"),
         /** A normal answer after a small delay. */
         ANSWER("answer");
 
@@ -56,22 +61,30 @@ public final class FaultPlan implements Function<String, Behaviour> {
      * @throws IllegalArgumentException when a share is outside 0..1 or they add up to more than 1
      */
     public record Fractions(double lateAnswer, double hangForever, double serverError, double contractViolation,
-                            double poisonAnswer) {
-        /** 5% late answers, 5% hangs, 3% HTTP 500, 2% contract violations, 2% poison answers. */
-        public static final Fractions DEFAULTS = new Fractions(0.05, 0.05, 0.03, 0.02, 0.02);
+                            double poisonAnswer, double rateLimited) {
+        /** 5% late answers, 5% hangs, 3% HTTP 500, 2% contract violations, 2% poison answers, 4% HTTP 429. */
+        public static final Fractions DEFAULTS = new Fractions(0.05, 0.05, 0.03, 0.02, 0.02, 0.04);
         /** No faults: every attempt is answered normally. */
-        public static final Fractions NONE = new Fractions(0, 0, 0, 0, 0);
+        public static final Fractions NONE = new Fractions(0, 0, 0, 0, 0, 0);
 
         public Fractions {
-            for (double share : new double[] {lateAnswer, hangForever, serverError, contractViolation, poisonAnswer}) {
+            for (double share : new double[] {lateAnswer, hangForever, serverError, contractViolation, poisonAnswer,
+                    rateLimited}) {
                 if (!(share >= 0 && share <= 1)) {
                     throw new IllegalArgumentException("a fault fraction must be within 0..1, was " + share);
                 }
             }
-            if (lateAnswer + hangForever + serverError + contractViolation + poisonAnswer > 1 + 1e-9) {
+            if (lateAnswer + hangForever + serverError + contractViolation + poisonAnswer + rateLimited > 1 + 1e-9) {
                 throw new IllegalArgumentException("fault fractions add up to more than 1: " + lateAnswer + " + "
-                        + hangForever + " + " + serverError + " + " + contractViolation + " + " + poisonAnswer);
+                        + hangForever + " + " + serverError + " + " + contractViolation + " + " + poisonAnswer + " + "
+                        + rateLimited);
             }
+        }
+
+        /** Without rate limits. */
+        public Fractions(double lateAnswer, double hangForever, double serverError, double contractViolation,
+                         double poisonAnswer) {
+            this(lateAnswer, hangForever, serverError, contractViolation, poisonAnswer, 0);
         }
 
         /** Without poison answers. */
@@ -80,7 +93,8 @@ public final class FaultPlan implements Function<String, Behaviour> {
         }
 
         double answer() {
-            return Math.max(0, 1 - lateAnswer - hangForever - serverError - contractViolation - poisonAnswer);
+            return Math.max(0, 1 - lateAnswer - hangForever - serverError - contractViolation - poisonAnswer
+                    - rateLimited);
         }
     }
 
@@ -152,7 +166,11 @@ public final class FaultPlan implements Function<String, Behaviour> {
             return Fault.CONTRACT_VIOLATION;
         }
         bound += fractions.poisonAnswer();
-        return point < bound ? Fault.POISON_ANSWER : Fault.ANSWER;
+        if (point < bound) {
+            return Fault.POISON_ANSWER;
+        }
+        bound += fractions.rateLimited();
+        return point < bound ? Fault.RATE_LIMITED : Fault.ANSWER;
     }
 
     /** The simulator behaviour for {@code idempotencyKey}; never null, so the simulator's default rule is unused. */
@@ -165,6 +183,7 @@ public final class FaultPlan implements Function<String, Behaviour> {
             case CONTRACT_VIOLATION -> violation(UUID.fromString(idempotencyKey));
             case POISON_ANSWER -> Behaviour.poisonAnswer((hash(UUID.fromString(idempotencyKey)) & 1) == 0 ? "nul"
                     : "lone_surrogate");
+            case RATE_LIMITED -> Behaviour.status(429, 1).withRetryAfterMs(1000);
             case ANSWER -> Behaviour.answerAfter(Duration.ofMillis(answerDelayMs));
         };
     }
@@ -177,6 +196,7 @@ public final class FaultPlan implements Function<String, Behaviour> {
         shares.put(Fault.SERVER_ERROR.label(), fractions.serverError());
         shares.put(Fault.CONTRACT_VIOLATION.label(), fractions.contractViolation());
         shares.put(Fault.POISON_ANSWER.label(), fractions.poisonAnswer());
+        shares.put(Fault.RATE_LIMITED.label(), fractions.rateLimited());
         shares.put(Fault.ANSWER.label(), fractions.answer());
         return Collections.unmodifiableMap(shares);
     }

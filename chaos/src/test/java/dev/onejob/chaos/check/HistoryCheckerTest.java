@@ -86,6 +86,7 @@ class HistoryCheckerTest {
         expected.put("lost races", 1L);
         expected.put("intents awaiting resolution", 2L);
         expected.put(RunFigures.DEAD_LETTERS_REPEATED, 0L);
+        expected.put(RetryChecks.RETRIES, 0L);
         expected.put(BillingChecks.BILLED_CALLS, 1L);
         expected.put(BillingChecks.BILLED_MICRO_USD, 21L);
         expected.put(BillingChecks.UNRECORDED_CHARGES, 0L);
@@ -236,6 +237,17 @@ class HistoryCheckerTest {
                         r -> {
                             answerInTime(r, CleanRun.ATT_B1, ProviderCall.ANSWER);
                             forgetResolves(r, CleanRun.ATT_B1);
+                        }),
+                broken("a job FAILED on a 429 while its provider allowed another attempt",
+                        AnomalyKind.FAILED_WITH_RETRIES_LEFT, r -> {
+                            r.jobs.replaceAll(j -> j.id().equals(CleanRun.JOB_D)
+                                    ? new JobRow(CleanRun.JOB_D, "bob", "k-d", "FAILED", null, null) : j);
+                            r.results.add(new JobResult(CleanRun.JOB_D, "bob", "k-d", "FAILED", null, null));
+                            replaceAttempt(r, CleanRun.ATT_D1, a -> new AttemptRow(a.id(), a.jobId(), a.number(),
+                                    a.provider(), "FAILED", a.createdAt(), a.startedAt(), a.finishedAt(), "http_429",
+                                    "the provider answered HTTP 429"));
+                            r.calls.replaceAll(c -> CleanRun.ATT_D1.equals(c.idempotencyKey())
+                                    ? new ProviderCall("openai", CleanRun.ATT_D1, "openai-chat", 429) : c);
                         }),
                 broken("a second attempt created before the first finished", AnomalyKind.OVERLAPPING_ATTEMPTS,
                         r -> replaceAttempt(r, ATT_B2, a -> new AttemptRow(a.id(), a.jobId(), a.number(),

@@ -89,7 +89,8 @@ class FaultPlanTest {
         assertEquals(Set.of(new Behaviour.Hang(6500L), new Behaviour.Hang(null), new Behaviour.Status(500, null),
                 new Behaviour.InventKey(FaultPlan.INVENTED_KEY), new Behaviour.DropField(null, 1),
                 new Behaviour.PoisonAnswer("nul", 2 * 1024 * 1024),
-                new Behaviour.PoisonAnswer("lone_surrogate", 2 * 1024 * 1024), new Behaviour.Answer(20)), seen);
+                new Behaviour.PoisonAnswer("lone_surrogate", 2 * 1024 * 1024), new Behaviour.Answer(20),
+                new Behaviour.Status(429, 1, 1000L, null)), seen);
     }
 
     @Test
@@ -125,7 +126,7 @@ class FaultPlanTest {
         // then
         assertFalse(description.contains(" "), description);
         assertEquals("seed=42,late_answer=0.050/6000ms,hang_forever=0.050,status_500=0.030,"
-                + "contract_violation=0.020,poison_answer=0.020,answer=0.830/50ms", description);
+                + "contract_violation=0.020,poison_answer=0.020,status_429=0.040,answer=0.790/50ms", description);
     }
 
     @Test

@@ -63,6 +63,14 @@ public record ChaosSettings(long seed, String mode, Duration load, double intent
      * How long the PostgreSQL freeze lasts: in the full mode past the services' 30 s socket timeout (so their
      * connections to the silent server are dropped and opened again), in the quick mode within one fault slot.
      */
+    /** How long a long stream flows: a minute in the 2-minute mode, two and a half in the 15-minute one. */
+    public Duration longStream() {
+        return "full".equals(mode) ? LONG_STREAM_MAX : Duration.ofMinutes(1);
+    }
+
+    /** The longest a long stream flows in any mode (the drain's 4 minutes leave room for it). */
+    public static final Duration LONG_STREAM_MAX = Duration.ofSeconds(150);
+
     public Duration postgresFreeze() {
         return "full".equals(mode) ? Duration.ofSeconds(35) : Duration.ofSeconds(8);
     }

@@ -106,6 +106,7 @@ final class Cluster implements AutoCloseable {
         env.put("CHAOS_SEED", Long.toString(seed));
         env.put("CHAOS_FAULTS", "false");
         env.put("CHAOS_LATE_ANSWER_MS", Long.toString(ChaosSettings.LATE_ANSWER.toMillis()));
+        env.put("CHAOS_LONG_STREAM_MS", Long.toString(settings.longStream().toMillis()));
         ChildProcess process = runner.java(name, jvmArgs(), "dev.onejob.chaos.sim.ChaosSimulatorMain", List.of(), env);
         services.put(name, process);
         return process;

@@ -146,10 +146,12 @@ class OutboxRelayIT {
 
     @Test
     void aRowTheBrokerRefusesIsParkedWithItsReasonAndTheRowsBehindItFlowOn() {
-        // given a row too large for any topic (over the producer's 4 MiB + 64 KiB request limit), then a good one
+        // given a row too large for any topic (over the producers' request limit, the largest answer onejob carries
+        // and its envelope), then a good one
         UUID poisonKey = UUID.randomUUID();
         ingest.database.inTransaction(c -> OutboxStore.enqueue(c, Topics.JOB_RESULTS, "poison-" + poisonKey,
-                poisonKey.toString(), Json.object().put("blob", "x".repeat(5 * 1024 * 1024)), 1));
+                poisonKey.toString(), Json.object().put("blob", "x".repeat(
+                        dev.onejob.core.kafka.KafkaConfig.MAX_ANSWER_RECORD_BYTES + 1024 * 1024)), 1));
         SubmitOutcome.Created created = newJob();
 
         // when relays run

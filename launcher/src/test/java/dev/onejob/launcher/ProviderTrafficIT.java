@@ -111,14 +111,15 @@ class ProviderTrafficIT {
 
     @Test
     void twoRateLimitsAreRetriedOnTheSameProviderAfterTheBackoffTheyAskFor() {
-        // given a primary without fallback that refuses the next two calls with 429 and Retry-After: 1
-        pipeline.simulator("primary").setDefaultBehaviour(Behaviour.status(429, 1), 2);
+        // given a primary without fallback that refuses the next two calls with 429 and Retry-After: 3 (its own
+        // backoff would be 200 ms, then 400 ms)
+        pipeline.simulator("primary").setDefaultBehaviour(Behaviour.status(429, 3), 2);
 
         // when a call runs
         String jobId = call("primary-only", 200);
         JsonNode job = pipeline.awaitStatus(jobId, "SUCCEEDED", Duration.ofSeconds(30));
 
-        // then three attempts on primary, three calls, each retry started at least a second after the refusal
+        // then three attempts on primary, three calls, each retry started at least 3 s after the refusal
         JsonNode attempts = job.path("attempts");
         assertEquals(3, attempts.size(), attempts.toString());
         for (int i = 0; i < 3; i++) {
@@ -129,7 +130,7 @@ class ProviderTrafficIT {
             if (i > 0) {
                 Instant refused = Instant.parse(attempts.get(i - 1).path("finished_at").asText());
                 Instant started = Instant.parse(attempt.path("started_at").asText());
-                assertTrue(Duration.between(refused, started).compareTo(Duration.ofSeconds(1)) >= 0,
+                assertTrue(Duration.between(refused, started).compareTo(Duration.ofSeconds(3)) >= 0,
                         "retry " + i + " started " + Duration.between(refused, started) + " after the 429");
                 assertTrue(attempt.path("not_before").isTextual(), attempt.toString());
             }

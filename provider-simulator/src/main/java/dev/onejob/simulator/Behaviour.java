@@ -119,10 +119,11 @@ public sealed interface Behaviour {
      * A normal answer (billed as usual) whose streamed form sends its text in exactly {@code pieces} content pieces,
      * {@code intervalMs} apart: status, headers and the events before the first piece at once, the first piece right
      * after them, the events after the last piece at once. Not streamed, the whole answer comes after
-     * {@code pieces * intervalMs}. An answer shorter than {@code pieces} characters is lengthened as
-     * {@link LargeAnswer} does, so no piece is empty where the answer has room for it.
+     * {@code pieces * intervalMs}, or at once with {@code streamedOnly} (a plan that paces only what streams). An
+     * answer shorter than {@code pieces} characters is lengthened as {@link LargeAnswer} does, so no piece is empty
+     * where the answer has room for it.
      */
-    record Paced(int pieces, long intervalMs) implements Behaviour {
+    record Paced(int pieces, long intervalMs, boolean streamedOnly) implements Behaviour {
         static final int MAX_PIECES = 100_000;
         static final long MAX_INTERVAL_MS = 3_600_000;
 
@@ -133,6 +134,11 @@ public sealed interface Behaviour {
             if (intervalMs < 0 || intervalMs > MAX_INTERVAL_MS) {
                 throw new IllegalArgumentException("interval_ms must be 0.." + MAX_INTERVAL_MS + ", was " + intervalMs);
             }
+        }
+
+        /** Paced whether streamed or not. */
+        public Paced(int pieces, long intervalMs) {
+            this(pieces, intervalMs, false);
         }
 
         @Override

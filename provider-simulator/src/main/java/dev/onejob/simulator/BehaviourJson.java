@@ -62,7 +62,8 @@ public final class BehaviourJson {
             case "fail_mid_stream" -> new Behaviour.FailMidStream(optionalInt(spec, "after_events"));
             case "poison_answer" -> new Behaviour.PoisonAnswer(optionalText(spec, "flavour", "nul"),
                     optionalInt(spec, "size_bytes", 2 * 1024 * 1024));
-            case "paced" -> new Behaviour.Paced(requiredInt(spec, "pieces"), requiredLong(spec, "interval_ms"));
+            case "paced" -> new Behaviour.Paced(requiredInt(spec, "pieces"), requiredLong(spec, "interval_ms"),
+                    optionalBoolean(spec, "streamed_only"));
             case "large_answer" -> new Behaviour.LargeAnswer(requiredInt(spec, "size_bytes"));
             case "mix" -> new Behaviour.Mix(requiredShare(spec), parse(spec.get("then")).behaviour(),
                     parse(spec.get("otherwise")).behaviour());
@@ -101,6 +102,9 @@ public final class BehaviourJson {
         } else if (behaviour instanceof Behaviour.Paced paced) {
             spec.put("pieces", paced.pieces());
             spec.put("interval_ms", paced.intervalMs());
+            if (paced.streamedOnly()) {
+                spec.put("streamed_only", true);
+            }
         } else if (behaviour instanceof Behaviour.Mix mix) {
             spec.put("share", mix.share());
             spec.set("then", write(mix.then(), false));
@@ -152,11 +156,19 @@ public final class BehaviourJson {
             case "drop_field" -> Set.of("kind", "one_shot", "times", "field", "every_nth");
             case "poison_answer" -> Set.of("kind", "one_shot", "times", "flavour", "size_bytes");
             case "fail_mid_stream" -> Set.of("kind", "one_shot", "times", "after_events");
-            case "paced" -> Set.of("kind", "one_shot", "times", "pieces", "interval_ms");
+            case "paced" -> Set.of("kind", "one_shot", "times", "pieces", "interval_ms", "streamed_only");
             case "large_answer" -> Set.of("kind", "one_shot", "times", "size_bytes");
             case "mix" -> Set.of("kind", "one_shot", "times", "share", "then", "otherwise");
             default -> Set.of("kind", "one_shot", "times");
         };
+    }
+
+    private static boolean optionalBoolean(JsonNode spec, String field) {
+        JsonNode value = spec.get(field);
+        if (value != null && !value.isNull() && !value.isBoolean()) {
+            throw new IllegalArgumentException("'" + field + "' must be a boolean");
+        }
+        return value != null && value.asBoolean();
     }
 
     private static double requiredShare(JsonNode spec) {

@@ -226,7 +226,7 @@ final class ProtocolHandler implements HttpHandler {
     /** Waits as the behaviour says; false when the simulator closed first (the connection is then dropped). */
     private boolean waitUnlessClosed(Behaviour behaviour, boolean streamed) throws InterruptedException {
         if (behaviour instanceof Behaviour.Paced paced && !streamed) {
-            return !closed.await(paced.pieces() * paced.intervalMs(), TimeUnit.MILLISECONDS);
+            return paced.streamedOnly() || !closed.await(paced.pieces() * paced.intervalMs(), TimeUnit.MILLISECONDS);
         }
         if (behaviour instanceof Behaviour.Answer answer && answer.delayMs() > 0) {
             return !closed.await(answer.delayMs(), TimeUnit.MILLISECONDS);

@@ -21,7 +21,8 @@ class BehaviourJsonTest {
                 new Behaviour.Reset(), new Behaviour.Lognormal(1_000, 8_000), new Behaviour.FailMidStream(null),
                 new Behaviour.FailMidStream(3), new Behaviour.Status(529, 2, 1500L, 30_000L),
                 new Behaviour.Status(429, null, null, 250L), new Behaviour.Paced(150, 1_000),
-                new Behaviour.Paced(1, 0), new Behaviour.LargeAnswer(600 * 1024), new Behaviour.LargeAnswer(1));
+                new Behaviour.Paced(1, 0), new Behaviour.Paced(120, 500, true), new Behaviour.LargeAnswer(600 * 1024),
+                new Behaviour.LargeAnswer(1));
     }
 
     @Test

@@ -125,6 +125,22 @@ class PacedStreamIT {
     }
 
     @Test
+    void aStreamedOnlyPaceAnswersARequestThatDoesNotStreamAtOnce() throws Exception {
+        // given a pace of ten minutes that applies to streams only
+        simulator.setDefaultBehaviour(new Behaviour.Paced(600, 1_000, true));
+        long started = System.nanoTime();
+
+        // when a request that does not stream comes
+        HttpResponse<String> response = http.openAi(SimHttp.openAiBody("The battery is great.",
+                SimHttp.sentimentSchema()), "paced-4");
+
+        // then it is answered at once, validly
+        assertTrue(elapsedMs(started) < 30_000, "answered after " + elapsedMs(started) + " ms");
+        assertEquals(200, response.statusCode());
+        assertEquals(List.of(), SchemaCheck.violations(SimHttp.sentimentSchema(), SimHttp.openAiAnswer(response)));
+    }
+
+    @Test
     void anAnswerShorterThanThePiecesIsLengthenedSoNoPieceIsEmpty() throws Exception {
         // given more pieces than the plain free-text answer has characters
         simulator.setDefaultBehaviour(Behaviour.paced(400, Duration.ZERO));

@@ -62,7 +62,7 @@ final class ApiKeys {
         if (outcome instanceof CallOutcome.Failed f) {
             return new CallOutcome.Failed(f.code(), redact(f.message(), key), f.retryable(), f.sent(), f.httpStatus(),
                     redact(f.providerRequestId(), key), redact(f.offendingAnswer(), key), f.latency(),
-                    f.usage());
+                    f.usage(), f.retryAfter());
         }
         if (outcome instanceof CallOutcome.Unknown u) {
             return new CallOutcome.Unknown(redact(u.reason(), key), u.latency());

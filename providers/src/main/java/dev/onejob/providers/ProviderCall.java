@@ -86,7 +86,7 @@ public final class ProviderCall {
         try {
             call.softTimer = timer.schedule(call::softDeadlinePassed, remaining(soft, startedNanos),
                     TimeUnit.NANOSECONDS);
-            call.hardTimer = timer.schedule(call::hardDeadlinePassed, remaining(hard, startedNanos),
+            call.hardTimer = timer.schedule(() -> call.hardDeadlinePassed(false), remaining(hard, startedNanos),
                     TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
             if (call.softTimer != null) {
@@ -196,10 +196,11 @@ public final class ProviderCall {
      * The hard deadline's timer ran. A timer that runs much later than it was due says the process was paused (a
      * SIGSTOP, a long GC pause, a frozen VM): an answer that arrived meanwhile sits unread in the socket, and the
      * HTTP client's threads, paused too, read it only now. Giving up at once would throw away a paid answer, so a
-     * late timer waits {@link #PAUSED_GRACE} for it first. A timer on time gives up at once, unless the stream spoke
-     * since: then it looks again when the silence could next reach the hard timeout.
+     * late timer waits {@link #PAUSED_GRACE} for it first, then looks again ({@code afterGrace}): a stream whose lines
+     * were read meanwhile goes on. A timer on time gives up at once, unless the stream spoke since: then it looks again
+     * when the silence could next reach the hard timeout.
      */
-    void hardDeadlinePassed() {
+    void hardDeadlinePassed(boolean afterGrace) {
         long now = System.nanoTime();
         long quiet = now - lastActivityNanos;
         long total = now - startedNanos;
@@ -214,12 +215,12 @@ public final class ProviderCall {
                 + "; the call was given up"
                 : "the streamed answer ran past max_duration " + maxDuration + "; the call was given up";
         long late = now - Math.min(silenceDue, lengthDue);
-        if (late <= PAUSE_EVIDENCE.toNanos()) {
+        if (afterGrace || late <= PAUSE_EVIDENCE.toNanos()) {
             giveUp(reason);
             return;
         }
         try {
-            timer.schedule(() -> giveUp(reason), PAUSED_GRACE.toNanos(), TimeUnit.NANOSECONDS);
+            hardTimer = timer.schedule(() -> hardDeadlinePassed(true), PAUSED_GRACE.toNanos(), TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
             giveUp(reason);
         }
@@ -243,7 +244,7 @@ public final class ProviderCall {
 
     private void reschedule(boolean softTask, long delayNanos) {
         try {
-            var next = timer.schedule(softTask ? this::softDeadlinePassed : this::hardDeadlinePassed,
+            var next = timer.schedule(softTask ? this::softDeadlinePassed : () -> hardDeadlinePassed(false),
                     Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
             if (softTask) {
                 softTimer = next;

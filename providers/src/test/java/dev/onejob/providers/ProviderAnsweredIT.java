@@ -56,8 +56,10 @@ class ProviderAnsweredIT {
         assertTrue(failed.sent());
         assertEquals(status, failed.httpStatus());
         assertTrue(failed.providerRequestId().startsWith("req_"), failed::toString);
-        assertTrue(failed.message().contains("Simulated " + status) && failed.message().contains("Retry-After 7"),
-                failed::message);
+        assertTrue(failed.message().contains("Simulated " + status)
+                && failed.message().contains("asked to retry after 7000 ms"), failed::message);
+        assertEquals(retryable ? java.time.Duration.ofSeconds(7) : null, failed.retryAfter(),
+                "the hint is kept for a refusal that may be retried");
         assertEquals(1, provider.sim.requestsWithIdempotencyKey(call.attemptId().toString()));
     }
 

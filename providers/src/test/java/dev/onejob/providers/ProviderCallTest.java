@@ -145,7 +145,7 @@ class ProviderCallTest {
             call.settleWith(response);
 
             // when the deadline is noticed 20 s late, and then the answer the socket held is read
-            call.hardDeadlinePassed();
+            call.hardDeadlinePassed(false);
             response.complete(ANSWER);
             resume.countDown();
 
@@ -165,7 +165,7 @@ class ProviderCallTest {
         call.settleWith(response);
 
         // when its timer runs on time
-        call.hardDeadlinePassed();
+        call.hardDeadlinePassed(false);
 
         // then the outcome is Unknown at once, and an answer after it changes nothing
         assertTrue(call.atHardDeadline().isDone());

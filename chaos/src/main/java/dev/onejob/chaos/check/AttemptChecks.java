@@ -29,6 +29,8 @@ final class AttemptChecks {
     private final CheckReport.Builder report;
     private final Map<String, AttemptRow> attempts = new LinkedHashMap<>();
     private final List<long[]> workerFaults;
+    /** When a worker was stopped with SIGTERM: it drains its calls, but not a stream longer than its drain. */
+    private final List<Long> workerTerminations;
     private final List<Outage> outages;
 
     private AttemptChecks(RunRecord run, CheckReport.Builder report) {
@@ -36,6 +38,7 @@ final class AttemptChecks {
         this.report = report;
         run.attempts().forEach(a -> attempts.put(a.id(), a));
         this.workerFaults = workerFaultWindows(run);
+        this.workerTerminations = workerTerminations(run);
         this.outages = outages(run);
     }
 
@@ -79,6 +82,8 @@ final class AttemptChecks {
 
     /** When a late answer ({@code hang} that answers) comes after its request: the run's LATE_ANSWER. */
     static final long LATE_ANSWER_MS = dev.onejob.chaos.ChaosSettings.LATE_ANSWER.toMillis();
+    /** The longest a run's long stream takes to its end: the window in which a worker fault may lose it. */
+    static final long LONG_STREAM_MS = dev.onejob.chaos.ChaosSettings.LONG_STREAM_MAX.toMillis();
 
     /** A provider outage as the history records it: "provider-outage primary refuses connections for 20 s". */
     private static final java.util.regex.Pattern OUTAGE =
@@ -104,7 +109,7 @@ final class AttemptChecks {
             long started = attempt.startedAt().toEpochMilli();
             boolean excused = workerKills.stream().anyMatch(kill -> kill >= started - 1_000
                     && kill <= started + KILL_WINDOW_MS);
-            excused = excused || inOutage(attempt.provider(), started);
+            excused = excused || inOutage(attempt.provider(), started, started);
             if (!excused) {
                 report.anomaly(AnomalyKind.OUTCOME_WITHOUT_CALL, "attempt " + attempt.id(), attempt.status()
                         + (attempt.errorCode() == null ? "" : " " + attempt.errorCode()) + " (started "
@@ -129,10 +134,12 @@ final class AttemptChecks {
         return outages;
     }
 
-    /** Whether {@code provider} was dropping its connections around {@code epochMillis}. */
-    private boolean inOutage(String provider, long epochMillis) {
-        return outages.stream().anyMatch(o -> o.provider().equals(provider) && epochMillis >= o.from()
-                && epochMillis <= o.to());
+    /**
+     * Whether {@code provider} was dropping its connections while the answer was on its way, from when the call
+     * came ({@code from}) until it was answered ({@code to}): an outage closes the streams in flight too.
+     */
+    private boolean inOutage(String provider, long from, long to) {
+        return outages.stream().anyMatch(o -> o.provider().equals(provider) && to >= o.from() && from <= o.to());
     }
 
     /** A worker's SIGSTOP as the history records it: "stop-worker worker-1 SIGSTOP for 40 s, then SIGCONT". */
@@ -145,8 +152,9 @@ final class AttemptChecks {
      * started and not its job's winner (a call before the start, or a winner's missing record, are other checks').
      * Excused: a worker killed or frozen while the attempt was live (the answer was in that worker's memory only), and
      * an answer due while its provider was dropping its connections (the simulator logs the status before it writes
-     * the answer, onto a connection it may be closing); nothing else, since the worker publishes until the broker
-     * has it and drains on SIGTERM.
+     * the answer, onto a connection it may be closing), and, for a long stream only, a worker stopped with SIGTERM
+     * while it flowed (its drain outlasts every other call, not a minute-long stream); nothing else, since the worker
+     * publishes until the broker has it and drains on SIGTERM.
      */
     private void paidAnswersLost() {
         Set<String> succeeded = run.completions().stream().filter(c -> "SUCCEEDED".equals(c.outcome()))
@@ -158,12 +166,20 @@ final class AttemptChecks {
         Map<String, Long> answeredAt = new HashMap<>();
         attemptCalls(run).stream().filter(ProviderCall::deliveredUsableAnswer).forEach(c -> answeredAt.put(
                 c.idempotencyKey(), c.receivedAt() == null ? Long.MIN_VALUE : c.receivedAt().toEpochMilli()
-                        + ("hang".equals(c.behaviour()) ? LATE_ANSWER_MS : 0)));
+                        + ("hang".equals(c.behaviour()) ? LATE_ANSWER_MS
+                        : ProviderCall.PACED.equals(c.behaviour()) ? LONG_STREAM_MS : 0)));
+        Map<String, Long> receivedAt = new HashMap<>();
+        attemptCalls(run).stream().filter(ProviderCall::deliveredUsableAnswer).forEach(c -> receivedAt.put(
+                c.idempotencyKey(), c.receivedAt() == null ? Long.MIN_VALUE : c.receivedAt().toEpochMilli()));
+        Set<String> streams = attemptCalls(run).stream().filter(c -> ProviderCall.PACED.equals(c.behaviour()))
+                .map(ProviderCall::idempotencyKey).collect(Collectors.toSet());
         for (String id : delivered) {
             AttemptRow attempt = attempts.get(id);
+            boolean terminatedWhileStreaming = streams.contains(id) && workerTerminations.stream()
+                    .anyMatch(t -> t >= receivedAt.get(id) - 1_000 && t <= answeredAt.get(id));
             if (attempt.startedAt() != null && !succeeded.contains(id) && !winners.contains(id)
-                    && !workerFaultBefore(attempt, answeredAt.get(id))
-                    && !inOutage(attempt.provider(), answeredAt.get(id))) {
+                    && !terminatedWhileStreaming && !workerFaultBefore(attempt, answeredAt.get(id))
+                    && !inOutage(attempt.provider(), receivedAt.get(id), answeredAt.get(id))) {
                 report.anomaly(AnomalyKind.PAID_ANSWER_LOST, "attempt " + id, "its provider sent a usable answer"
                         + " (status 200) but no SUCCEEDED completion reached attempt-completions (" + attempt.status()
                         + ")");
@@ -235,6 +251,13 @@ final class AttemptChecks {
         long from = attempt.startedAt().toEpochMilli() - 1_000;
         long to = end(attempt) == Instant.MAX ? Long.MAX_VALUE : end(attempt).toEpochMilli();
         return workerFaults.stream().anyMatch(w -> w[0] <= to && w[1] >= from);
+    }
+
+    /** When each worker SIGTERM came: a restart's ("term-worker ... SIGTERM") and an extra worker's leaving. */
+    private static List<Long> workerTerminations(RunRecord run) {
+        return run.ops().stream().filter(op -> ("fault".equals(op.f()) || "note".equals(op.f()))
+                        && op.detail() != null && op.detail().contains("worker-") && op.detail().contains("SIGTERM"))
+                .map(dev.onejob.chaos.history.Op::time).toList();
     }
 
     /** [from, to] in epoch ms of every worker kill (an instant) and worker SIGSTOP (its whole freeze). */

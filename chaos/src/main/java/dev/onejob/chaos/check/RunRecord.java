@@ -150,11 +150,16 @@ public record RunRecord(List<Op> ops, List<JobRow> jobs, List<AttemptRow> attemp
 
         /**
          * Paid, and its answer was usable and sent before the worker's hard timeout, so the worker had it to publish:
-         * a plain {@link #ANSWER}, or a {@code hang} that answered (the run's late answers come at 4 s, past the soft
-         * timeout and before the 8 s hard one; a hang that never answers has no status).
+         * a plain {@link #ANSWER}, a {@code hang} that answered (the run's late answers come at 4 s, past the soft
+         * timeout and before the 8 s hard one; a hang that never answers has no status), or a {@code paced} answer
+         * (a long stream, whose pieces never leave a gap near the soft timeout; answered whole at once when the call
+         * did not stream).
          */
         public boolean deliveredUsableAnswer() {
-            return paid() && (ANSWER.equals(behaviour) || "hang".equals(behaviour));
+            return paid() && (ANSWER.equals(behaviour) || "hang".equals(behaviour) || PACED.equals(behaviour));
         }
+
+        /** The behaviour of the run's long streams. */
+        public static final String PACED = "paced";
     }
 }

@@ -30,7 +30,8 @@ public record ChaosSimulatorConfig(SimulatorConfig simulator, FaultPlan plan, bo
     /**
      * Reads the simulator's variables ({@link SimulatorConfig#fromEnvironment}) plus {@code CHAOS_SEED} (default 0),
      * {@code CHAOS_FAULTS} ({@code true}/{@code false}, default true), {@code CHAOS_LATE_ANSWER_MS} (default 6000),
-     * {@code CHAOS_ANSWER_DELAY_MS} (default 50) and {@code CHAOS_CONTROL_PORT} (default 0 = ephemeral). The fault
+     * {@code CHAOS_ANSWER_DELAY_MS} (default 50), {@code CHAOS_LONG_STREAM_MS} (how long a long stream flows, default
+     * 60000) and {@code CHAOS_CONTROL_PORT} (default 0 = ephemeral). The fault
      * fractions are {@link FaultPlan.Fractions#DEFAULTS}.
      *
      * @throws IllegalArgumentException naming the variable when a value is unusable
@@ -40,7 +41,9 @@ public record ChaosSimulatorConfig(SimulatorConfig simulator, FaultPlan plan, bo
         FaultPlan plan = new FaultPlan(number(environment, "CHAOS_SEED", 0, Long.MIN_VALUE),
                 FaultPlan.Fractions.DEFAULTS,
                 number(environment, "CHAOS_LATE_ANSWER_MS", FaultPlan.DEFAULT_LATE_ANSWER_MS, 0),
-                number(environment, "CHAOS_ANSWER_DELAY_MS", FaultPlan.DEFAULT_ANSWER_DELAY_MS, 0));
+                number(environment, "CHAOS_ANSWER_DELAY_MS", FaultPlan.DEFAULT_ANSWER_DELAY_MS, 0),
+                number(environment, "CHAOS_LONG_STREAM_MS", FaultPlan.DEFAULT_LONG_STREAM_MS,
+                        FaultPlan.LONG_STREAM_INTERVAL_MS));
         long controlPort = number(environment, "CHAOS_CONTROL_PORT", 0, 0);
         if (controlPort > 65535) {
             throw new IllegalArgumentException("CHAOS_CONTROL_PORT must be a port number 0..65535, was " + controlPort);

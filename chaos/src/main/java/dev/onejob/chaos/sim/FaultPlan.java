@@ -40,6 +40,12 @@ public final class FaultPlan implements Function<String, Behaviour> {
          * which onejob retries on the same provider as a new attempt (with its own attempt id, so its own fault).
          */
         RATE_LIMITED("status_429"),
+        /**
+         * A streamed answer that flows for a long time ({@code longStreamMs}), a piece every
+         * {@link #LONG_STREAM_INTERVAL_MS}: it must never be judged UNKNOWN while it flows. A request that does not
+         * stream is answered normally.
+         */
+        LONG_STREAM("long_stream"),
         /** A normal answer after a small delay. */
         ANSWER("answer");
 
@@ -61,30 +67,34 @@ public final class FaultPlan implements Function<String, Behaviour> {
      * @throws IllegalArgumentException when a share is outside 0..1 or they add up to more than 1
      */
     public record Fractions(double lateAnswer, double hangForever, double serverError, double contractViolation,
-                            double poisonAnswer, double rateLimited) {
-        /** 5% late answers, 5% hangs, 3% HTTP 500, 2% contract violations, 2% poison answers, 4% HTTP 429. */
-        public static final Fractions DEFAULTS = new Fractions(0.05, 0.05, 0.03, 0.02, 0.02, 0.04);
+                            double poisonAnswer, double rateLimited, double longStream) {
+        /**
+         * 5% late answers, 5% hangs, 3% HTTP 500, 2% contract violations, 2% poison answers, 4% HTTP 429, 10% long
+         * streams (which only the streamed, passthrough, calls meet).
+         */
+        public static final Fractions DEFAULTS = new Fractions(0.05, 0.05, 0.03, 0.02, 0.02, 0.04, 0.10);
         /** No faults: every attempt is answered normally. */
-        public static final Fractions NONE = new Fractions(0, 0, 0, 0, 0, 0);
+        public static final Fractions NONE = new Fractions(0, 0, 0, 0, 0, 0, 0);
 
         public Fractions {
             for (double share : new double[] {lateAnswer, hangForever, serverError, contractViolation, poisonAnswer,
-                    rateLimited}) {
+                    rateLimited, longStream}) {
                 if (!(share >= 0 && share <= 1)) {
                     throw new IllegalArgumentException("a fault fraction must be within 0..1, was " + share);
                 }
             }
-            if (lateAnswer + hangForever + serverError + contractViolation + poisonAnswer + rateLimited > 1 + 1e-9) {
+            if (lateAnswer + hangForever + serverError + contractViolation + poisonAnswer + rateLimited + longStream
+                    > 1 + 1e-9) {
                 throw new IllegalArgumentException("fault fractions add up to more than 1: " + lateAnswer + " + "
                         + hangForever + " + " + serverError + " + " + contractViolation + " + " + poisonAnswer + " + "
-                        + rateLimited);
+                        + rateLimited + " + " + longStream);
             }
         }
 
-        /** Without rate limits. */
+        /** Without rate limits and long streams. */
         public Fractions(double lateAnswer, double hangForever, double serverError, double contractViolation,
                          double poisonAnswer) {
-            this(lateAnswer, hangForever, serverError, contractViolation, poisonAnswer, 0);
+            this(lateAnswer, hangForever, serverError, contractViolation, poisonAnswer, 0, 0);
         }
 
         /** Without poison answers. */
@@ -94,12 +104,16 @@ public final class FaultPlan implements Function<String, Behaviour> {
 
         double answer() {
             return Math.max(0, 1 - lateAnswer - hangForever - serverError - contractViolation - poisonAnswer
-                    - rateLimited);
+                    - rateLimited - longStream);
         }
     }
 
     public static final long DEFAULT_LATE_ANSWER_MS = 6000;
     public static final long DEFAULT_ANSWER_DELAY_MS = 50;
+    /** How long a long stream flows by default: a minute. */
+    public static final long DEFAULT_LONG_STREAM_MS = 60_000;
+    /** The gap between a long stream's pieces, well inside the run's soft timeout. */
+    public static final long LONG_STREAM_INTERVAL_MS = 500;
     /** The key a contract-violating answer invents; no contract in this project declares it. */
     static final String INVENTED_KEY = "chaos_invented";
     /** Only the canonical 8-4-4-4-12 form: {@link UUID#fromString} alone also accepts shortened groups. */
@@ -110,16 +124,23 @@ public final class FaultPlan implements Function<String, Behaviour> {
     private final Fractions fractions;
     private final long lateAnswerMs;
     private final long answerDelayMs;
+    private final long longStreamMs;
 
     public FaultPlan(long seed, Fractions fractions, long lateAnswerMs, long answerDelayMs) {
-        if (lateAnswerMs < 0 || answerDelayMs < 0) {
-            throw new IllegalArgumentException("delays must be >= 0, were late_answer_ms=" + lateAnswerMs
-                    + " answer_delay_ms=" + answerDelayMs);
+        this(seed, fractions, lateAnswerMs, answerDelayMs, DEFAULT_LONG_STREAM_MS);
+    }
+
+    public FaultPlan(long seed, Fractions fractions, long lateAnswerMs, long answerDelayMs, long longStreamMs) {
+        if (lateAnswerMs < 0 || answerDelayMs < 0 || longStreamMs < LONG_STREAM_INTERVAL_MS) {
+            throw new IllegalArgumentException("delays must be >= 0 and a long stream at least "
+                    + LONG_STREAM_INTERVAL_MS + " ms, were late_answer_ms=" + lateAnswerMs + " answer_delay_ms="
+                    + answerDelayMs + " long_stream_ms=" + longStreamMs);
         }
         this.seed = seed;
         this.fractions = Objects.requireNonNull(fractions, "fractions");
         this.lateAnswerMs = lateAnswerMs;
         this.answerDelayMs = answerDelayMs;
+        this.longStreamMs = longStreamMs;
     }
 
     /** The default fractions and delays for {@code seed}. */
@@ -128,15 +149,19 @@ public final class FaultPlan implements Function<String, Behaviour> {
     }
 
     public FaultPlan withFractions(Fractions newFractions) {
-        return new FaultPlan(seed, newFractions, lateAnswerMs, answerDelayMs);
+        return new FaultPlan(seed, newFractions, lateAnswerMs, answerDelayMs, longStreamMs);
     }
 
     public FaultPlan withLateAnswerMs(long ms) {
-        return new FaultPlan(seed, fractions, ms, answerDelayMs);
+        return new FaultPlan(seed, fractions, ms, answerDelayMs, longStreamMs);
     }
 
     public FaultPlan withAnswerDelayMs(long ms) {
-        return new FaultPlan(seed, fractions, lateAnswerMs, ms);
+        return new FaultPlan(seed, fractions, lateAnswerMs, ms, longStreamMs);
+    }
+
+    public FaultPlan withLongStreamMs(long ms) {
+        return new FaultPlan(seed, fractions, lateAnswerMs, answerDelayMs, ms);
     }
 
     public long seed() {
@@ -170,7 +195,11 @@ public final class FaultPlan implements Function<String, Behaviour> {
             return Fault.POISON_ANSWER;
         }
         bound += fractions.rateLimited();
-        return point < bound ? Fault.RATE_LIMITED : Fault.ANSWER;
+        if (point < bound) {
+            return Fault.RATE_LIMITED;
+        }
+        bound += fractions.longStream();
+        return point < bound ? Fault.LONG_STREAM : Fault.ANSWER;
     }
 
     /** The simulator behaviour for {@code idempotencyKey}; never null, so the simulator's default rule is unused. */
@@ -184,6 +213,8 @@ public final class FaultPlan implements Function<String, Behaviour> {
             case POISON_ANSWER -> Behaviour.poisonAnswer((hash(UUID.fromString(idempotencyKey)) & 1) == 0 ? "nul"
                     : "lone_surrogate");
             case RATE_LIMITED -> Behaviour.status(429, 1).withRetryAfterMs(1000);
+            case LONG_STREAM -> new Behaviour.Paced((int) (longStreamMs / LONG_STREAM_INTERVAL_MS),
+                    LONG_STREAM_INTERVAL_MS, true);
             case ANSWER -> Behaviour.answerAfter(Duration.ofMillis(answerDelayMs));
         };
     }
@@ -197,6 +228,7 @@ public final class FaultPlan implements Function<String, Behaviour> {
         shares.put(Fault.CONTRACT_VIOLATION.label(), fractions.contractViolation());
         shares.put(Fault.POISON_ANSWER.label(), fractions.poisonAnswer());
         shares.put(Fault.RATE_LIMITED.label(), fractions.rateLimited());
+        shares.put(Fault.LONG_STREAM.label(), fractions.longStream());
         shares.put(Fault.ANSWER.label(), fractions.answer());
         return Collections.unmodifiableMap(shares);
     }
@@ -210,7 +242,8 @@ public final class FaultPlan implements Function<String, Behaviour> {
         text.add("seed=" + seed);
         fractions().forEach((label, share) -> {
             String delay = label.equals(Fault.LATE_ANSWER.label()) ? "/" + lateAnswerMs + "ms"
-                    : label.equals(Fault.ANSWER.label()) ? "/" + answerDelayMs + "ms" : "";
+                    : label.equals(Fault.ANSWER.label()) ? "/" + answerDelayMs + "ms"
+                    : label.equals(Fault.LONG_STREAM.label()) ? "/" + longStreamMs + "ms" : "";
             text.add(label + "=" + String.format(Locale.ROOT, "%.3f", share) + delay);
         });
         return text.toString();

@@ -233,6 +233,8 @@ class HistoryCheckerTest {
                         r -> answerInTime(r, CleanRun.ATT_F1, ProviderCall.ANSWER)),
                 broken("a late answer, before the hard timeout, that never became a completion",
                         AnomalyKind.PAID_ANSWER_LOST, r -> answerInTime(r, CleanRun.ATT_F1, "hang")),
+                broken("a long stream that never became a completion", AnomalyKind.PAID_ANSWER_LOST,
+                        r -> answerInTime(r, CleanRun.ATT_F1, ProviderCall.PACED)),
                 broken("a usable answer, no operator's resolve, and a second paid attempt", AnomalyKind.SECOND_PAID_CALL,
                         r -> {
                             answerInTime(r, CleanRun.ATT_B1, ProviderCall.ANSWER);
@@ -413,6 +415,30 @@ class HistoryCheckerTest {
         CheckReport excused = HistoryChecker.check(during.build());
         assertTrue(excused.passed(), excused::render);
         assertEquals(Set.of(AnomalyKind.PAID_ANSWER_LOST), HistoryChecker.check(elsewhere.build()).counts().keySet());
+    }
+
+    @Test
+    void aLongStreamCutByAWorkersSigtermIsExcusedButAPlainAnswerIsNot() {
+        // given the attempt of job F sent a long stream, and a plain answer, each while a worker was told to stop
+        CleanRun stream = new CleanRun();
+        stream.calls.removeIf(c -> c.idempotencyKey().equals(CleanRun.ATT_F1));
+        stream.calls.add(new ProviderCall("anthropic", CleanRun.ATT_F1, "anthropic-messages", 200,
+                ProviderCall.PACED, CleanRun.t(1)));
+        stream.ops.add(new dev.onejob.chaos.history.Op(CleanRun.t(1).toEpochMilli() + 20_000, 995,
+                dev.onejob.chaos.history.Op.INFO, "note", null, null, null, null, null, null, null,
+                "worker-2 SIGTERM, left the group"));
+        CleanRun plain = new CleanRun();
+        plain.calls.removeIf(c -> c.idempotencyKey().equals(CleanRun.ATT_F1));
+        plain.calls.add(new ProviderCall("anthropic", CleanRun.ATT_F1, "anthropic-messages", 200,
+                ProviderCall.ANSWER, CleanRun.t(1)));
+        plain.ops.add(new dev.onejob.chaos.history.Op(CleanRun.t(1).toEpochMilli() + 20_000, 995,
+                dev.onejob.chaos.history.Op.INFO, "note", null, null, null, null, null, null, null,
+                "worker-2 SIGTERM, left the group"));
+
+        // then only the stream may have outlasted the worker's drain
+        CheckReport excused = HistoryChecker.check(stream.build());
+        assertTrue(excused.passed(), excused::render);
+        assertEquals(Set.of(AnomalyKind.PAID_ANSWER_LOST), HistoryChecker.check(plain.build()).counts().keySet());
     }
 
     @Test

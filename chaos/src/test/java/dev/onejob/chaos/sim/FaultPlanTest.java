@@ -55,7 +55,7 @@ class FaultPlanTest {
         // when
         long differing = keys.stream().filter(key -> one.faultFor(key) != two.faultFor(key)).count();
 
-        // then: with independent plans about 27% of keys differ (1 minus the sum of squared shares)
+        // then: with independent plans about half the keys differ (1 minus the sum of squared shares)
         assertTrue(differing > keys.size() / 10, "only " + differing + " of " + keys.size() + " keys differ");
     }
 
@@ -90,7 +90,9 @@ class FaultPlanTest {
                 new Behaviour.InventKey(FaultPlan.INVENTED_KEY), new Behaviour.DropField(null, 1),
                 new Behaviour.PoisonAnswer("nul", 2 * 1024 * 1024),
                 new Behaviour.PoisonAnswer("lone_surrogate", 2 * 1024 * 1024), new Behaviour.Answer(20),
-                new Behaviour.Status(429, 1, 1000L, null)), seen);
+                new Behaviour.Status(429, 1, 1000L, null),
+                new Behaviour.Paced((int) (FaultPlan.DEFAULT_LONG_STREAM_MS / FaultPlan.LONG_STREAM_INTERVAL_MS),
+                        FaultPlan.LONG_STREAM_INTERVAL_MS, true)), seen);
     }
 
     @Test
@@ -126,7 +128,8 @@ class FaultPlanTest {
         // then
         assertFalse(description.contains(" "), description);
         assertEquals("seed=42,late_answer=0.050/6000ms,hang_forever=0.050,status_500=0.030,"
-                + "contract_violation=0.020,poison_answer=0.020,status_429=0.040,answer=0.790/50ms", description);
+                + "contract_violation=0.020,poison_answer=0.020,status_429=0.040,long_stream=0.100/60000ms,"
+                + "answer=0.690/50ms", description);
     }
 
     @Test

@@ -27,15 +27,18 @@ final class PipelineFixture implements AutoCloseable {
     final LocalStack stack = new LocalStack(new Progress(new PrintStream(OutputStream.nullOutputStream())));
     final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     final Map<String, String> tokens;
-    /** Primary's soft timeout is 1 s so the timeout story plays in seconds; its refusals are retried once. */
+    /**
+     * Primary's soft timeout is 1 s so the timeout story plays in seconds; its refusals are retried once. No provider
+     * cools down: the test classes of a run share one ledger, and one class's refusals must not reroute another's jobs.
+     */
     static final String PROVIDERS = """
             providers:
               - {id: primary, protocol: openai-chat, base_url: '${SIM_PRIMARY_URL}', model: gpt-test,
                  api_key_env: PRIMARY_API_KEY, soft_timeout: 1s, hard_timeout: 15s,
-                 retry: {max_attempts: 2, initial_backoff: 200ms, max_backoff: 2s},
+                 retry: {max_attempts: 2, initial_backoff: 200ms, max_backoff: 2s}, cooldown: {duration: 0s},
                  prices: {input: 0.15, output: 0.60}}
               - {id: backup, protocol: anthropic-messages, base_url: '${SIM_BACKUP_URL}', model: claude-test,
-                 api_key_env: BACKUP_API_KEY, soft_timeout: 5s, hard_timeout: 15s,
+                 api_key_env: BACKUP_API_KEY, soft_timeout: 5s, hard_timeout: 15s, cooldown: {duration: 0s},
                  prices: {input: 3.00, output: 15.00}}
             aliases:
               fast: [primary, backup]

@@ -35,16 +35,16 @@ class ProviderTrafficIT {
               - {id: primary, protocol: openai-chat, base_url: '${SIM_PRIMARY_URL}', model: gpt-test,
                  api_key_env: PRIMARY_API_KEY, soft_timeout: 3s, hard_timeout: 10s,
                  retry: {max_attempts: 3, initial_backoff: 200ms, max_backoff: 5s},
-                 cooldown: {allowed_fails: 100}, prices: {input: 0.15, output: 0.60}}
+                 cooldown: {duration: 0s}, prices: {input: 0.15, output: 0.60}}
               - {id: flaky, protocol: openai-chat, base_url: '${SIM_PRIMARY_URL}', model: gpt-flaky,
                  api_key_env: PRIMARY_API_KEY, soft_timeout: 3s, hard_timeout: 10s, retry: {max_attempts: 1},
                  cooldown: {allowed_fails: 1, window: 1m, duration: 1m}, prices: {input: 0.15, output: 0.60}}
               - {id: backup, protocol: anthropic-messages, base_url: '${SIM_BACKUP_URL}', model: claude-test,
-                 api_key_env: BACKUP_API_KEY, soft_timeout: 5s, hard_timeout: 15s,
+                 api_key_env: BACKUP_API_KEY, soft_timeout: 5s, hard_timeout: 15s, cooldown: {duration: 0s},
                  prices: {input: 3.00, output: 15.00}}
               - {id: small, protocol: openai-chat, base_url: '${SIM_PRIMARY_URL}', model: gpt-small,
                  api_key_env: PRIMARY_API_KEY, soft_timeout: 3s, hard_timeout: 10s, max_answer_bytes: 65536,
-                 prices: {input: 0.15, output: 0.60}}
+                 cooldown: {duration: 0s}, prices: {input: 0.15, output: 0.60}}
             aliases:
               primary-only: [primary]
               small-first: [small, backup]

@@ -96,7 +96,8 @@ final class ProviderTransport {
         int answerLimit = provider.answerLimit(prompt.maxTokens());
         java.util.concurrent.CompletableFuture<HttpResponse<Body>> exchange = http.sendAsync(request,
                 handler(wire, sink, call, answerLimit));
-        // Given up at the hard deadline: the exchange is cancelled, so nothing more is read or paid for unseen.
+        // Given up at the hard deadline: the exchange is cancelled, and what it ended with is the call's last outcome
+        // (an answer that completed first is kept).
         call.abortWith(() -> exchange.cancel(true));
         call.settleWith(exchange.handle((response, error) -> {
             Duration latency = ProviderCall.since(sent);

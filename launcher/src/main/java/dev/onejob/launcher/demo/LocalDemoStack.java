@@ -111,12 +111,15 @@ final class LocalDemoStack {
         Path file = dir.resolve("providers.yaml");
         try {
             Files.writeString(file, """
-                    # Written by ./onejob demo: both providers are the demo's simulators.
+                    # Written by ./onejob demo: both providers are the demo's simulators. No cool-down: each scenario
+                    # starts on the provider it names, whatever refusals the database already holds.
                     providers:
                       - {id: primary, protocol: openai-chat, base_url: '${SIM_PRIMARY_URL}', model: gpt-4o-mini,
-                         api_key_env: PRIMARY_API_KEY, soft_timeout: %dms, hard_timeout: 60s}
+                         api_key_env: PRIMARY_API_KEY, soft_timeout: %dms, hard_timeout: 60s,
+                         cooldown: {duration: 0s}}
                       - {id: backup, protocol: anthropic-messages, base_url: '${SIM_BACKUP_URL}',
-                         model: claude-sonnet-4-5, api_key_env: BACKUP_API_KEY, soft_timeout: 10s, hard_timeout: 60s}
+                         model: claude-sonnet-4-5, api_key_env: BACKUP_API_KEY, soft_timeout: 10s, hard_timeout: 60s,
+                         cooldown: {duration: 0s}}
                     """.formatted(primarySoftTimeout.toMillis()));
             return file;
         } catch (IOException e) {

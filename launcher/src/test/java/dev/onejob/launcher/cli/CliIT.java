@@ -44,13 +44,14 @@ class CliIT {
     static void start() throws IOException {
         Path dir = Files.createTempDirectory("onejob-cli");
         Path providers = dir.resolve("providers.yaml");
-        // Models of their own, so certifications other test classes recorded in the shared database do not count.
+        // Models of their own, so certifications other test classes recorded in the shared database do not count; no
+        // cool-down, so their refusals do not reroute these jobs.
         Files.writeString(providers, """
                 providers:
                   - {id: primary, protocol: openai-chat, base_url: '${SIM_PRIMARY_URL}', model: gpt-cli-test,
-                     api_key_env: PRIMARY_API_KEY, soft_timeout: 10s, hard_timeout: 30s}
+                     api_key_env: PRIMARY_API_KEY, soft_timeout: 10s, hard_timeout: 30s, cooldown: {duration: 0s}}
                   - {id: backup, protocol: anthropic-messages, base_url: '${SIM_BACKUP_URL}', model: claude-cli-test,
-                     api_key_env: BACKUP_API_KEY, soft_timeout: 10s, hard_timeout: 30s}
+                     api_key_env: BACKUP_API_KEY, soft_timeout: 10s, hard_timeout: 30s, cooldown: {duration: 0s}}
                 """);
         TestDatabase db = TestDatabase.shared();
         Map<String, String> stackEnv = new HashMap<>();

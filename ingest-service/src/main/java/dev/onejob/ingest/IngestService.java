@@ -3,6 +3,7 @@ package dev.onejob.ingest;
 import dev.onejob.core.config.Providers;
 import dev.onejob.core.contract.Contracts;
 import dev.onejob.core.db.Database;
+import dev.onejob.core.db.DatabaseConfig;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.config.OwnerPolicies;
 import dev.onejob.core.kafka.KafkaPrincipals;
@@ -55,6 +56,7 @@ public final class IngestService implements ServiceMain.Service {
     private final java.util.List<Thread> tailThreads = new java.util.ArrayList<>();
     private ProviderClients clients;
     private Admin admin;
+    private Database cooldownDatabase;
 
     private final Map<String, String> env;
 
@@ -81,7 +83,11 @@ public final class IngestService implements ServiceMain.Service {
                 : OwnerPolicies.load(config.ownersFile());
         CertificationStore certifications = new CertificationStore(database);
         CertificationGate gate = new CertificationGate(certifications, contracts, providers);
-        ProviderCooldowns cooldowns = new ProviderCooldowns(new RefusalCounts(database), providers,
+        // Its own connection: the once-a-second read must never take one of the pool the submissions wait for.
+        DatabaseConfig pool = config.database();
+        cooldownDatabase = Database.connect(new DatabaseConfig(pool.jdbcUrl(), pool.user(), pool.password(), 1,
+                pool.timeouts()), config.instanceId() + "-cooldowns");
+        ProviderCooldowns cooldowns = new ProviderCooldowns(new RefusalCounts(cooldownDatabase), providers,
                 (contract, provider) -> gate.whyNot(contract, provider).isEmpty(), metrics.registry(),
                 java.time.Clock.systemUTC());
         loops.start("provider-cooldowns", cooldowns);
@@ -186,6 +192,9 @@ public final class IngestService implements ServiceMain.Service {
             api.close();
         }
         loops.close();
+        if (cooldownDatabase != null) {
+            cooldownDatabase.close();
+        }
         if (admin != null) {
             admin.close();
         }

@@ -76,7 +76,8 @@ function enter(whoami) {
   applyRoles();
   byId('sign-in-view').hidden = true;
   byId('app').hidden = false;
-  chart.start();
+  // The chart's counters span every owner's jobs: /v1/stats answers operators only.
+  if (session.isOperator) chart.start();
   navigate();
 }
 

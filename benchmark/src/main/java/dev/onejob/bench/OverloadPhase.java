@@ -33,7 +33,8 @@ final class OverloadPhase {
                 context.files().submitterTokens(), "overload", settings.repeatShare(), "none")
                 .openAtRate("overload", rate, settings.overloadSeconds());
         Map<String, JsonNode> steps;
-        ServerGauges gauges = new ServerGauges("http://127.0.0.1:" + context.services().ingestPort() + "/metrics");
+        ServerGauges gauges = new ServerGauges("http://127.0.0.1:" + context.services().ingestPort() + "/metrics",
+                context.files().operatorToken());
         Thread sampler = new Thread(gauges, "bench-overload-gauges");
         sampler.setDaemon(true);
         try (var window = context.window(Phases.HTTP_OVERLOAD, List.of(context.services().ingest()))) {
@@ -98,13 +99,16 @@ final class OverloadPhase {
     private static final class ServerGauges implements Runnable {
         private final java.net.URI uri;
         private final java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+        private final String operatorToken;
         private volatile boolean running = true;
         volatile double peakQueuedTasks;
         volatile double peakCommitQueue;
         volatile double peakServerSeconds;
 
-        ServerGauges(String url) {
+        /** {@code /metrics} on the API's port answers an operator's token. */
+        ServerGauges(String url, String operatorToken) {
             this.uri = java.net.URI.create(url);
+            this.operatorToken = operatorToken;
         }
 
         @Override
@@ -112,6 +116,7 @@ final class OverloadPhase {
             while (running) {
                 try {
                     String text = client.send(java.net.http.HttpRequest.newBuilder(uri)
+                            .header("Authorization", "Bearer " + operatorToken)
                             .timeout(java.time.Duration.ofSeconds(5)).build(),
                             java.net.http.HttpResponse.BodyHandlers.ofString()).body();
                     for (String line : text.split("\n")) {

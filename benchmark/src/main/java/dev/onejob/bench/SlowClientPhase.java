@@ -17,14 +17,18 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Phase 6, stalled clients: the same open loop at 50% of the HTTP maximum twice, first alone, then while
- * {@code stalledConnections} connections each send half a request head and stop (a slow-loris client: when the
- * server answers one 408 and closes it, it is opened again at once, so that many stay stalled throughout). What it
- * shows: stalled connections hold sockets, not the threads that serve requests, so normal traffic's p99 stays close
- * to its p99 without them.
+ * {@code stalledConnections} connections stall: half send half a request head and stop (a slow-loris client), half
+ * send a whole head announcing a 200 kB body and trickle it, a byte every 200 ms. When the server answers one 408 and
+ * closes it, it is opened again at once, so that many stay stalled throughout. What it shows: stalled connections
+ * hold sockets, not the threads that serve requests (a body is read without a thread too), so normal traffic's p99
+ * stays close to its p99 without them.
  */
 final class SlowClientPhase {
     private static final byte[] HALF_A_HEAD = ("POST /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
             + "application/json\r\nIdempotency-Key: stalled-").getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] HEAD_OF_A_TRICKLED_BODY = ("POST /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+            + "application/json\r\nIdempotency-Key: trickled\r\nContent-Length: 200000\r\n\r\n{")
+            .getBytes(StandardCharsets.US_ASCII);
 
     private final BenchContext context;
 
@@ -63,12 +67,14 @@ final class SlowClientPhase {
                         + " requests/s) for " + settings.stallStepSeconds() + " s; statuses " + alone.path("statuses"));
         results.add(Phases.HTTP_SLOW_CLIENTS, "p99 ms with stalled connections",
                 stalled.path("latency").path("p99_ms").asDouble(), "ms", "the same load while "
-                        + settings.stalledConnections() + " connections stall mid-header; statuses "
+                        + settings.stalledConnections() + " connections stall (half mid-header, half trickling a 200 kB "
+                        + "body); statuses "
                         + stalled.path("statuses"));
         results.add(Phases.HTTP_SLOW_CLIENTS, "stalled connections held", stallers.peakOpen(), "connections",
                 "the most open at once (reopened as the server closed them)");
         results.add(Phases.HTTP_SLOW_CLIENTS, "stalled connections answered 408", stallers.timedOut(), "connections",
-                "closed by the server with 408 problem+json (HTTP_REQUEST_HEAD_TIMEOUT) and reopened");
+                "closed by the server with 408 problem+json (HTTP_REQUEST_HEAD_TIMEOUT, HTTP_MIN_BODY_RATE) and "
+                        + "reopened");
         results.add(Phases.HTTP_SLOW_CLIENTS, "failed requests", LoadPlan.failures(Map.of("a", alone, "b", stalled)),
                 "requests", "non-2xx answers and transport errors of the normal traffic");
     }
@@ -81,7 +87,10 @@ final class SlowClientPhase {
         return steps.get(prefix);
     }
 
-    /** Keeps {@code count} connections stalled mid-header on one selector thread; reopens what the server closes. */
+    /**
+     * Keeps {@code count} connections stalled on one selector thread, half mid-header and half trickling a body;
+     * reopens what the server closes.
+     */
     static final class Stallers implements Runnable {
         private final int port;
         private final int count;
@@ -100,10 +109,11 @@ final class SlowClientPhase {
         public void run() {
             try (Selector selector = Selector.open()) {
                 for (int i = 0; i < count; i++) {
-                    openOne(selector);
+                    openOne(selector, i % 2 == 1);
                 }
                 opened.countDown();
                 ByteBuffer buffer = ByteBuffer.allocate(4096);
+                long nextByte = System.nanoTime();
                 while (running.get()) {
                     selector.select(200);
                     for (SelectionKey key : selector.selectedKeys()) {
@@ -124,11 +134,15 @@ final class SlowClientPhase {
                             channel.close();
                             open.decrementAndGet();
                             if (running.get()) {
-                                openOne(selector);
+                                openOne(selector, Boolean.TRUE.equals(key.attachment()));
                             }
                         }
                     }
                     selector.selectedKeys().clear();
+                    if (System.nanoTime() - nextByte >= 0) {
+                        nextByte = System.nanoTime() + 200_000_000L;
+                        trickle(selector);
+                    }
                 }
                 for (SelectionKey key : selector.keys()) {
                     key.channel().close();
@@ -140,11 +154,25 @@ final class SlowClientPhase {
             }
         }
 
-        private void openOne(Selector selector) throws IOException {
+        /** One more byte of every trickled body. */
+        private static void trickle(Selector selector) {
+            for (SelectionKey key : selector.keys()) {
+                if (key.isValid() && Boolean.TRUE.equals(key.attachment())) {
+                    try {
+                        ((SocketChannel) key.channel()).write(ByteBuffer.wrap(new byte[] {' '}));
+                    } catch (IOException e) {
+                        // closed by the server: its 408 is read, and the connection reopened, in the loop
+                    }
+                }
+            }
+        }
+
+        /** Opens one stalled connection: half a head, or a whole head and the first byte of a trickled body. */
+        private void openOne(Selector selector, boolean trickled) throws IOException {
             SocketChannel channel = SocketChannel.open(new InetSocketAddress("127.0.0.1", port));
-            channel.write(ByteBuffer.wrap(HALF_A_HEAD));
+            channel.write(ByteBuffer.wrap(trickled ? HEAD_OF_A_TRICKLED_BODY : HALF_A_HEAD));
             channel.configureBlocking(false);
-            channel.register(selector, SelectionKey.OP_READ);
+            channel.register(selector, SelectionKey.OP_READ, trickled);
             peak.accumulateAndGet(open.incrementAndGet(), Math::max);
         }
 

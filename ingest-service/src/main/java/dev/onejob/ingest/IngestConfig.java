@@ -72,7 +72,14 @@ public record IngestConfig(DatabaseConfig database, KafkaConfig kafka, WebServer
                         settings.duration(Env.HTTP_MAX_WAIT, FrontDoor.DEFAULT_MAX_WAIT, Duration.ZERO,
                                 Duration.ofMinutes(10)),
                         settings.duration(Env.HTTP_WAIT_RECHECK, FrontDoor.DEFAULT_WAIT_RECHECK,
-                                Duration.ofMillis(50), Duration.ofMinutes(1))),
+                                Duration.ofMillis(50), Duration.ofMinutes(1)))
+                        .withPerOwner(
+                                settings.integer(Env.HTTP_MAX_REQUESTS_PER_OWNER,
+                                        FrontDoor.DEFAULT_REQUESTS_PER_OWNER, 0, 1_000_000),
+                                settings.integer(Env.HTTP_MAX_WAITS_PER_OWNER, FrontDoor.DEFAULT_WAITS_PER_OWNER,
+                                        0, 1_000_000),
+                                settings.integer(Env.HTTP_MAX_STREAMS_PER_OWNER, FrontDoor.DEFAULT_STREAMS_PER_OWNER,
+                                        0, 1_000_000)),
                 settings.path(Env.OWNERS_FILE, "config/owners.yaml"),
                 settings.duration(Env.ARCHIVE_AFTER, KeyRetention.DEFAULT_ARCHIVE_AFTER, Duration.ZERO,
                         Duration.ofDays(3650)),
@@ -100,6 +107,12 @@ public record IngestConfig(DatabaseConfig database, KafkaConfig kafka, WebServer
                         Duration.ofHours(1)),
                 settings.duration(Env.HTTP_REQUEST_HEAD_TIMEOUT, Duration.ofSeconds(10), Duration.ofMillis(100),
                         Duration.ofMinutes(10)),
-                cert.map(c -> new PemTls(Path.of(c), Path.of(key.orElseThrow()))).orElse(null));
+                cert.map(c -> new PemTls(Path.of(c), Path.of(key.orElseThrow()))).orElse(null),
+                settings.integer(Env.HTTP_MAX_BODY_BYTES, WebServer.Settings.DEFAULT_MAX_BODY_BYTES, 1,
+                        64 * 1024 * 1024),
+                settings.duration(Env.HTTP_REQUEST_BODY_TIMEOUT, WebServer.Settings.DEFAULT_BODY_TIMEOUT,
+                        Duration.ofMillis(100), Duration.ofHours(1)),
+                settings.integer(Env.HTTP_MIN_BODY_RATE, (int) WebServer.Settings.DEFAULT_MIN_BODY_RATE, 0,
+                        1024 * 1024 * 1024));
     }
 }

@@ -73,4 +73,16 @@ public final class IngestMetrics {
     public void deadLettered(String topic) {
         Counter.builder("onejob_dead_letters").tag("topic", topic).register(registry).increment();
     }
+
+    private final java.util.concurrent.atomic.AtomicInteger kafkaIntakePaused = new java.util.concurrent.atomic.AtomicInteger();
+
+    {
+        io.micrometer.core.instrument.Gauge.builder("onejob_kafka_intake_paused", kafkaIntakePaused::get)
+                .description("1 while the job-requests intake waits for the workers' backlog to drain")
+                .register(registry);
+    }
+
+    public void kafkaIntakePaused(boolean paused) {
+        kafkaIntakePaused.set(paused ? 1 : 0);
+    }
 }

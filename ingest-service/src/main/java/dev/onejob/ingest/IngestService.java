@@ -92,15 +92,12 @@ public final class IngestService implements ServiceMain.Service {
                 java.time.Clock.systemUTC());
         loops.start("provider-cooldowns", cooldowns);
         JobRequests requests = new JobRequests(contracts, providers, policies, java.time.Clock.systemUTC(),
-                cooldowns);
+                cooldowns, new OwnerRateLimit(config.frontDoor().submissionsPerOwnerPerSecond()));
         KafkaConfig kafka = config.kafka();
         admin = Admin.create(kafka.admin(config.instanceId() + "-admin"));
 
         KafkaPrincipals principals = config.principalsFile() == null ? KafkaPrincipals.NONE
                 : KafkaPrincipals.load(config.principalsFile());
-        JobRequestConsumer consumer = new JobRequestConsumer(kafka, config.instanceId(), ledger, requests, metrics,
-                principals);
-        loops.start("job-requests-consumer", consumer);
         if (config.relay()) {
             OutboxRelay relay = new OutboxRelay(database, config.database(), kafka, config.instanceId() + "-relay",
                     metrics.registry(), relayHooks, OutboxRelay.DEFAULT_LEASE);
@@ -121,6 +118,11 @@ public final class IngestService implements ServiceMain.Service {
                 new AttemptBacklog(admin, AttemptBacklog.WORKER_GROUP),
                 new ApiServer.Views(new LedgerQueries(database), providers, contracts,
                         new BillingStore(database)));
+        // After the API is built: the Kafka intake waits while the workers' backlog is over the API's half of it.
+        ApiServer admitting = api;
+        JobRequestConsumer consumer = new JobRequestConsumer(kafka, config.instanceId(), ledger, requests, metrics,
+                principals, admitting::kafkaIntakeBrake);
+        loops.start("job-requests-consumer", consumer);
         // Positioned at the end of job-results before the API opens: a result published after any wait begins is
         // one the subscription reads. If Kafka is away now, it keeps trying; waits fall back on their rechecks.
         ApiServer waiting = api;
@@ -168,12 +170,16 @@ public final class IngestService implements ServiceMain.Service {
                 return "PostgreSQL does not answer";
             }
         } catch (Exception e) {
-            return "PostgreSQL does not answer: " + e.getMessage();
+            log.warn("event=readiness_postgres_failed error=\"{}\"", e.toString());
+            return "PostgreSQL does not answer";
         }
         try {
             admin.describeCluster(new DescribeClusterOptions().timeoutMs(2000)).clusterId().get(3, TimeUnit.SECONDS);
         } catch (Exception e) {
-            return "Kafka does not answer at " + config.kafka().bootstrapServers();
+            // Where Kafka is goes to the log, not to a public answer.
+            log.warn("event=readiness_kafka_failed bootstrap_servers={} error=\"{}\"",
+                    config.kafka().bootstrapServers(), e.toString());
+            return "Kafka does not answer";
         }
         return null;
     }

@@ -30,6 +30,7 @@ public final class JobRequests {
     private final OwnerPolicies policies;
     private final Clock clock;
     private final ProviderCooldowns cooldowns;
+    private final OwnerRateLimit rateLimit;
 
     /** Limiting nobody. */
     public JobRequests(Contracts contracts, Providers providers) {
@@ -44,11 +45,23 @@ public final class JobRequests {
     /** And a job whose target cools down starts on a certified fallback ({@link ProviderCooldowns}). */
     public JobRequests(Contracts contracts, Providers providers, OwnerPolicies policies, Clock clock,
                        ProviderCooldowns cooldowns) {
+        this(contracts, providers, policies, clock, cooldowns, OwnerRateLimit.OFF);
+    }
+
+    /** And each owner's share of submissions, the same bucket for both channels ({@link OwnerRateLimit}). */
+    public JobRequests(Contracts contracts, Providers providers, OwnerPolicies policies, Clock clock,
+                       ProviderCooldowns cooldowns, OwnerRateLimit rateLimit) {
+        this.rateLimit = rateLimit;
         this.contracts = contracts;
         this.providers = providers;
         this.policies = policies;
         this.clock = clock;
         this.cooldowns = cooldowns;
+    }
+
+    /** Each owner's share of submissions, on HTTP and Kafka alike. */
+    public OwnerRateLimit rateLimit() {
+        return rateLimit;
     }
 
     /** Which providers cool down now, deciding where new jobs start. */

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -25,9 +26,13 @@ import java.util.Set;
  *     sha256: 3f1c...            # sha256 of the token: printf %s "$TOKEN" | sha256sum
  * </pre>
  * Every lookup compares the presented token's hash with every entry in constant time, so timing does not tell
- * how much of a token was right.
+ * how much of a token was right. A token shorter than {@link #MIN_TOKEN_LENGTH} characters never matches, whatever
+ * the file holds: the file has only hashes, so the length is checked where a token is presented. Two entries with
+ * the same hash are refused at load, since one token would then name two principals.
  */
 public final class Tokens {
+    /** The shortest token {@link #authenticate} accepts: a guessable one is refused before it is hashed. */
+    public static final int MIN_TOKEN_LENGTH = 16;
     private static final Set<String> ROLES = Set.of(Principal.SUBMIT, Principal.OPERATE);
 
     private record Entry(byte[] sha256, Principal principal) {
@@ -46,6 +51,7 @@ public final class Tokens {
             throw new ConfigException(file + ": expected a list under 'tokens:'");
         }
         List<Entry> entries = new ArrayList<>();
+        Map<String, Integer> indexByHash = new HashMap<>();
         for (int i = 0; i < list.size(); i++) {
             String path = "tokens[" + i + "]";
             JsonNode node = list.get(i);
@@ -63,13 +69,19 @@ public final class Tokens {
                 }
                 roles.add(role.asText());
             }
+            Integer first = indexByHash.putIfAbsent(hash, i);
+            if (first != null) {
+                throw new ConfigException(file + ": " + path + ".sha256 is the same as tokens[" + first + "].sha256 ("
+                        + "tokens[" + first + "] owner " + entries.get(first).principal().ownerId() + ", " + path
+                        + " owner " + owner + "); one token must name one principal: remove one of the entries");
+            }
             entries.add(new Entry(HexFormat.of().parseHex(hash), new Principal(owner, Set.copyOf(roles))));
         }
         return new Tokens(List.copyOf(entries));
     }
 
     public Optional<Principal> authenticate(String token) {
-        if (token == null || token.isEmpty()) {
+        if (token == null || token.length() < MIN_TOKEN_LENGTH) {
             return Optional.empty();
         }
         byte[] presented = sha256(token);

@@ -145,7 +145,7 @@ final class ApiDocument {
         ObjectNode standalone = schema.deepCopy();
         standalone.put("$schema", "https://json-schema.org/draft/2020-12/schema");
         standalone.set("components", root.path("components"));
-        return JsonSchemas.fromNode(standalone);
+        return JsonSchemas.fromShipped(standalone);
     }
 
     /** Follows a local {@code $ref} ("#/components/...") to what it names. */

@@ -154,7 +154,8 @@ class ApiFuzzFindingsIT {
                 false));
 
         // then /metrics has no series per invented method: an anonymous caller could add them without end
-        String metrics = RawHttp.send(ingest.service.httpPort(), "GET", "/metrics", List.of(), null, false).text();
+        String metrics = RawHttp.send(ingest.service.httpPort(), "GET", "/metrics",
+                List.of(new RawHttp.Header("Authorization", "Bearer " + IngestFixture.OPS)), null, false).text();
         List<String> grown = invented.stream().filter(metrics::contains).toList();
         assertEquals(List.of(), grown, "metric series labelled with invented methods");
     }

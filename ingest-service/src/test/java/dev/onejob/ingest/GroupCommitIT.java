@@ -133,7 +133,7 @@ class GroupCommitIT {
         }
 
         // and submissions did share transactions
-        HttpResponse<String> metrics = ingest.send("GET", "/metrics", null, Map.of(), null);
+        HttpResponse<String> metrics = ingest.send("GET", "/metrics", IngestFixture.OPS, Map.of(), null);
         Matcher max = GROUP_MAX.matcher(metrics.body());
         assertTrue(max.find(), "no onejob_http_submit_group_size_max in /metrics");
         assertTrue(Double.parseDouble(max.group(1)) > 1, "no group of more than one submission in " + rounds

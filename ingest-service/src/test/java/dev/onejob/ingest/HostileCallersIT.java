@@ -132,7 +132,7 @@ class HostileCallersIT {
         // given a tokens file where the token the test presents is the last of several entries
         Path file = dir.resolve("tokens.yaml");
         StringBuilder yaml = new StringBuilder("tokens:\n");
-        for (String token : List.of("first-token", "second-token", IngestFixture.ALICE)) {
+        for (String token : List.of("first-token-0123456789", "second-token-0123456789", IngestFixture.ALICE)) {
             yaml.append("  - owner: o-").append(token).append("\n    roles: [submit]\n    sha256: ")
                     .append(Tokens.sha256Hex(token)).append('\n');
         }
@@ -143,7 +143,7 @@ class HostileCallersIT {
 
         // then the exact token matches, whatever its place, and the near misses do not
         assertEquals("o-" + alice, tokens.authenticate(alice).orElseThrow().ownerId());
-        assertEquals("o-first-token", tokens.authenticate("first-token").orElseThrow().ownerId());
+        assertEquals("o-first-token-0123456789", tokens.authenticate("first-token-0123456789").orElseThrow().ownerId());
         for (String nearMiss : List.of(lastChanged, alice + " ", " " + alice, alice.substring(1), alice + "\u0000")) {
             assertTrue(tokens.authenticate(nearMiss).isEmpty(), "'" + nearMiss + "' must not match");
         }

@@ -276,7 +276,10 @@ class HttpIngestIT {
         HttpResponse<String> health = ingest.send("GET", "/health", null, Map.of(), null);
         assertEquals(200, health.statusCode(), health.body());
         ingest.submit(IngestFixture.ALICE, "m-" + UUID.randomUUID(), IngestFixture.request("x"));
-        String metrics = ingest.send("GET", "/metrics", null, Map.of(), null).body();
+        // and /metrics answers an operator, not a submitter or an anonymous caller
+        assertEquals(401, ingest.send("GET", "/metrics", null, Map.of(), null).statusCode());
+        assertEquals(403, ingest.send("GET", "/metrics", IngestFixture.ALICE, Map.of(), null).statusCode());
+        String metrics = ingest.send("GET", "/metrics", IngestFixture.OPS, Map.of(), null).body();
         assertTrue(metrics.contains("onejob_jobs_submitted_total{channel=\"http\",outcome=\"created\"}"), metrics);
     }
 

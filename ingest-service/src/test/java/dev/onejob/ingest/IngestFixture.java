@@ -25,11 +25,12 @@ import java.util.Map;
  * stop it to play a crash.
  */
 final class IngestFixture {
-    static final String ALICE = "alice-token";
-    static final String BOB = "bob-token";
-    static final String OPS = "ops-token";
+    // At least Tokens.MIN_TOKEN_LENGTH characters each: a shorter token is never accepted.
+    static final String ALICE = "alice-token-0123456789";
+    static final String BOB = "bob-token-0123456789";
+    static final String OPS = "ops-token-0123456789";
     /** Submits and operates: may override the certification check on its own jobs. */
-    static final String BOSS = "boss-token";
+    static final String BOSS = "boss-token-0123456789";
     private static IngestFixture shared;
 
     final Database database = Database.wrap(TestDatabase.shared().dataSource());

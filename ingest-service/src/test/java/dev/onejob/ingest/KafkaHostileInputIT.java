@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.json.JsonSchemas;
 import dev.onejob.core.kafka.Topics;
+import dev.onejob.testing.CountingServer;
 import dev.onejob.testing.TestDatabase;
 import dev.onejob.testing.TopicProbe;
 import java.nio.charset.StandardCharsets;
@@ -31,21 +32,24 @@ import org.junit.jupiter.api.Test;
 /**
  * Hostile records on {@code job-requests}: nesting 10 000 deep, a 300-character owner, a 256-character key, a key
  * with a control character, an owner that is not the record key, a tombstone, arrays where objects belong, 1 000
- * headers, variables over the contract's limit. Each gets exactly one INVALID answer (valid by its schema, pointing
+ * headers, variables over the contract's limit, a passthrough output schema that refers to a remote schema (never
+ * fetched: the answer names the reference). Each gets exactly one INVALID answer (valid by its schema, pointing
  * at the record), the unreadable ones are dead-lettered with their bytes and a reason, none writes a job, and a
  * valid request behind them on the same partition is CREATED: the consumer does not stall.
  */
 class KafkaHostileInputIT {
     private static final IngestFixture INGEST = IngestFixture.shared();
     private static final JobRequestPublisher UPSTREAM = new JobRequestPublisher(INGEST.bootstrap);
+    private static final CountingServer REMOTE_SCHEMAS = CountingServer.start();
     private static final JsonSchemas OUTCOME_SCHEMA =
             JsonSchemas.fromClasspath("events/job-request-outcome.v2.schema.json");
     private static final String MALFORMED = ApiDocument.PROBLEM_BASE + "malformed-record";
     private static final String INVALID = ApiDocument.PROBLEM_BASE + "invalid-request";
 
     @AfterAll
-    static void closeProducer() {
+    static void closeProducerAndServer() {
         UPSTREAM.close();
+        REMOTE_SCHEMAS.close();
     }
 
     @Test
@@ -83,6 +87,10 @@ class KafkaHostileInputIT {
                     published.get(record.requestId()));
         }
         assertEquals(0, hostileJobs(run, validKey), "no hostile record wrote a job");
+        String remoteRef = onlyAnswer(answers, run + "-remote-schema").path("problem").path("detail").asText();
+        assertTrue(remoteRef.contains("/properties/mood/$ref is \"" + REMOTE_SCHEMAS.url("/mood.schema.json") + "\""),
+                remoteRef);
+        assertEquals(0, REMOTE_SCHEMAS.hits(), "the remote schema was never fetched");
         JsonNode created = onlyAnswer(answers, valid.requestId());
         assertEquals("CREATED", created.path("outcome").asText(), created.toString());
         assertEquals(created.path("job_id").asText(),
@@ -94,6 +102,9 @@ class KafkaHostileInputIT {
         String deep = "{\"contract\":\"sentiment\",\"variables\":{\"text\":" + HostileValues.DEEP_ARRAY
                 + "},\"target\":\"primary\"}";
         String request = IngestFixture.request("x");
+        String remoteSchema = "{\"contract\":\"passthrough\",\"target\":\"primary\",\"variables\":{\"messages\":"
+                + "[{\"role\":\"user\",\"content\":\"x\"}],\"output_schema\":{\"type\":\"object\",\"properties\":"
+                + "{\"mood\":{\"$ref\":\"" + REMOTE_SCHEMAS.url("/mood.schema.json") + "\"}}}}}";
         return List.of(
                 poison(run + "-deep", "alice", JobRequestPublisher.envelope("alice", run + "-deep", deep)),
                 poison(run + "-owner-300", owner300, JobRequestPublisher.envelope(owner300, run + "-o300", request)),
@@ -113,7 +124,9 @@ class KafkaHostileInputIT {
                 new JobRequestPublisher.Hostile(run + "-headers-invalid", "alice", JobRequestPublisher.envelope(
                         "alice", run + "-hdr", request.replace("sentiment", "no-such-contract")), 1000, false),
                 new JobRequestPublisher.Hostile(run + "-variables-too-long", "alice", JobRequestPublisher.envelope(
-                        "alice", run + "-long", IngestFixture.request("a".repeat(20_001))), 0, false));
+                        "alice", run + "-long", IngestFixture.request("a".repeat(20_001))), 0, false),
+                new JobRequestPublisher.Hostile(run + "-remote-schema", "alice", JobRequestPublisher.envelope(
+                        "alice", run + "-remote", remoteSchema), 0, false));
     }
 
     private static JobRequestPublisher.Hostile poison(String requestId, String key, String value) {

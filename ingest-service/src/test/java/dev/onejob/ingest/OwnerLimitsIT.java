@@ -38,7 +38,7 @@ class OwnerLimitsIT {
     void start() throws Exception {
         Path dir = Files.createTempDirectory("onejob-budgets");
         Path tokens = dir.resolve("tokens.yaml");
-        Files.writeString(tokens, "tokens:\n" + token("erin") + token("frank") + token("gina"));
+        Files.writeString(tokens, "tokens:\n" + tokenEntry("erin") + tokenEntry("frank") + tokenEntry("gina"));
         Path budgets = dir.resolve("owners.yaml");
         // erin can afford nothing; frank may have one job unfinished at a time; gina is not limited
         Files.writeString(budgets, """
@@ -57,9 +57,14 @@ class OwnerLimitsIT {
         service.start();
     }
 
-    private String token(String name) {
+    /** An owner's token: at least Tokens.MIN_TOKEN_LENGTH characters, as every accepted token is. */
+    private static String token(String name) {
+        return name + "-token-0123456789";
+    }
+
+    private String tokenEntry(String name) {
         return "  - owner: " + name + "-" + run + "\n    roles: [submit]\n    sha256: "
-                + Tokens.sha256Hex(name + "-token") + "\n";
+                + Tokens.sha256Hex(token(name)) + "\n";
     }
 
     @AfterEach
@@ -98,7 +103,7 @@ class OwnerLimitsIT {
 
     private HttpResponse<String> submit(String owner, String key) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.httpPort() + "/v1/jobs"))
-                .header("Authorization", "Bearer " + owner + "-token").header("Idempotency-Key", key)
+                .header("Authorization", "Bearer " + token(owner)).header("Idempotency-Key", key)
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(IngestFixture.request("budget"))).build(),
                 HttpResponse.BodyHandlers.ofString());

@@ -27,6 +27,8 @@ import org.junit.jupiter.api.Test;
 
 /** The per-owner rate limit over real HTTP: 429 problem+json with Retry-After, nothing written, others unaffected. */
 class RateLimitIT {
+    private static final String CAROL = "carol-token-0123456789";
+    private static final String DAVE = "dave-token-0123456789";
     private final Database database = Database.wrap(TestDatabase.shared().dataSource());
     private final HttpClient http = HttpClient.newHttpClient();
     private IngestService service;
@@ -35,8 +37,8 @@ class RateLimitIT {
     void start() throws Exception {
         Path tokens = Files.createTempDirectory("onejob-rate-limit").resolve("tokens.yaml");
         Files.writeString(tokens, "tokens:\n"
-                + "  - owner: carol\n    roles: [submit]\n    sha256: " + Tokens.sha256Hex("carol-token") + "\n"
-                + "  - owner: dave\n    roles: [submit]\n    sha256: " + Tokens.sha256Hex("dave-token") + "\n");
+                + "  - owner: carol\n    roles: [submit]\n    sha256: " + Tokens.sha256Hex(CAROL) + "\n"
+                + "  - owner: dave\n    roles: [submit]\n    sha256: " + Tokens.sha256Hex(DAVE) + "\n");
         TestDatabase db = TestDatabase.shared();
         IngestConfig config = new IngestConfig(new dev.onejob.core.db.DatabaseConfig(db.jdbcUrl(), db.user(),
                 System.getenv("DATABASE_PASSWORD"), 2), new KafkaConfig(TestKafka.shared().bootstrapServers()),
@@ -60,7 +62,7 @@ class RateLimitIT {
         String refusedKey = null;
         for (int i = 0; i < 10 && refused == null; i++) {
             String key = run + "-" + i;
-            HttpResponse<String> response = submit("carol-token", key);
+            HttpResponse<String> response = submit(CAROL, key);
             if (response.statusCode() == 429) {
                 refused = response;
                 refusedKey = key;
@@ -78,10 +80,10 @@ class RateLimitIT {
         long retryAfter = Long.parseLong(refused.headers().firstValue("Retry-After").orElseThrow());
         assertTrue(retryAfter >= 1, "Retry-After: " + retryAfter);
         assertTrue(new LedgerStore(database).jobForKey("carol", refusedKey).isEmpty(), "a refused request writes nothing");
-        assertEquals(201, submit("dave-token", run + "-dave").statusCode(), "another owner is unaffected");
+        assertEquals(201, submit(DAVE, run + "-dave").statusCode(), "another owner is unaffected");
 
         Thread.sleep(Duration.ofSeconds(retryAfter).toMillis());
-        assertEquals(201, submit("carol-token", refusedKey).statusCode(), "after Retry-After the same key goes through");
+        assertEquals(201, submit(CAROL, refusedKey).statusCode(), "after Retry-After the same key goes through");
     }
 
     private HttpResponse<String> submit(String token, String key) throws Exception {

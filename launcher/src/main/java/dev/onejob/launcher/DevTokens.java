@@ -1,7 +1,9 @@
 package dev.onejob.launcher;
 
+import dev.onejob.infra.OwnerOnlyFile;
 import dev.onejob.ingest.Tokens;
 import java.io.IOException;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -13,7 +15,8 @@ import java.util.Properties;
 /**
  * The local stack's dev tokens: created once under the data directory (the tokens themselves in
  * {@code dev-tokens.properties}, only their SHA-256 in {@code tokens.yaml}, which the ingest service reads) and
- * reused by later starts.
+ * reused by later starts. Both files are owner-only ({@code rw-------}, {@link OwnerOnlyFile}) on a POSIX file
+ * system.
  */
 final class DevTokens {
     static final String[][] CALLERS = {{"alice", "submit"}, {"bob", "submit"}, {"ops", "operate"}};
@@ -38,7 +41,8 @@ final class DevTokens {
             Map<String, String> byOwner = new LinkedHashMap<>();
             for (String[] caller : CALLERS) {
                 String token = tokens.getProperty(caller[0]);
-                if (token == null) {
+                // One edited by hand to fewer characters than the ingest service accepts is replaced.
+                if (token == null || token.length() < Tokens.MIN_TOKEN_LENGTH) {
                     token = "dev-" + caller[0] + "-" + random();
                     tokens.setProperty(caller[0], token);
                 }
@@ -46,10 +50,11 @@ final class DevTokens {
                 yaml.append("  - owner: ").append(caller[0]).append("\n    roles: [").append(caller[1])
                         .append("]\n    sha256: ").append(Tokens.sha256Hex(token)).append('\n');
             }
-            try (var out = Files.newBufferedWriter(plain)) {
-                tokens.store(out, "dev tokens for ./onejob dev (local use only)");
-            }
-            Files.writeString(hashed, yaml);
+            StringWriter text = new StringWriter();
+            tokens.store(text, "dev tokens for ./onejob dev (local use only)");
+            // Rewritten at every start, so a file left readable by others by an older version is tightened too.
+            OwnerOnlyFile.write(plain, text.toString());
+            OwnerOnlyFile.write(hashed, yaml.toString());
             return byOwner;
         } catch (IOException e) {
             throw new StartupException("cannot write dev tokens under " + dataDir + ": " + e.getMessage()

@@ -81,7 +81,7 @@ final class PipelineFixture implements AutoCloseable {
     /** How many requests the ingest service answered on {@code route} with {@code status}, from its metrics. */
     double requests(String route, int status) {
         String prefix = "onejob_http_requests_seconds_count{";
-        return send("GET", "/metrics", "alice", Map.of(), null).body().lines()
+        return send("GET", "/metrics", "ops", Map.of(), null).body().lines()
                 .filter(line -> line.startsWith(prefix) && line.contains("route=\"" + route + "\"")
                         && line.contains("status=\"" + status + "\""))
                 .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();

@@ -169,7 +169,7 @@ class ProviderTrafficIT {
         assertEquals("flaky", rerouted.path("target").asText(), "the job still names its target");
         assertEquals("flaky", alone.path("attempts").get(0).path("provider").asText());
         assertEquals(flakyCalls + 1, pipeline.simulator("primary").ledger().size(), "only the job without fallback");
-        assertTrue(pipeline.send("GET", "/metrics", "alice", Map.of(), null).body()
+        assertTrue(pipeline.send("GET", "/metrics", "ops", Map.of(), null).body()
                 .contains("onejob_provider_cooling{provider=\"flaky\"} 1.0"), "the cooling gauge says so");
     }
 

@@ -19,7 +19,8 @@ import java.util.Map;
  * <ul>
  *   <li>{@code tokens.yaml}: one fresh random token per submitting owner (role {@code submit}) and one operator
  *       (role {@code operate}); only their SHA-256 is written there, the tokens stay with the run
- *       ({@link #token(String)}) and, when asked, in {@code tokens.properties} for a load generator;</li>
+ *       ({@link #token(String)}) and, when asked, in {@code tokens.properties} for a load generator; both files
+ *       are owner-only ({@link OwnerOnlyFile});</li>
  *   <li>{@code providers.yaml}: {@code primary} on the OpenAI wire and {@code backup} on the Anthropic wire, at the
  *       run's simulators ({@code SIM_PRIMARY_URL}, {@code SIM_BACKUP_URL}), with the run's timeouts and API keys
  *       from {@code PRIMARY_API_KEY} / {@code BACKUP_API_KEY}, at the shipped prices (the simulators bill the
@@ -58,9 +59,9 @@ public final class RunFiles {
         files.add(tokenPrefix, operator, "operate", yaml, plain);
         try {
             Files.createDirectories(dir);
-            Files.writeString(files.tokensFile(), yaml);
+            OwnerOnlyFile.write(files.tokensFile(), yaml.toString());
             if (plainTokens) {
-                Files.writeString(files.plainTokensFile(), plain);
+                OwnerOnlyFile.write(files.plainTokensFile(), plain.toString());
             }
             Files.writeString(files.providersFile(), """
                     providers:

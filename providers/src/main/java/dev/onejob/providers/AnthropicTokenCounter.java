@@ -54,7 +54,8 @@ public final class AnthropicTokenCounter {
                 .timeout(provider.hardTimeout()).build();
         HttpResponse<String> response;
         try {
-            response = transport.http().send(request, HttpResponse.BodyHandlers.ofString());
+            // The answer is a few bytes; an error's is only read for its message.
+            response = transport.http().send(request, BoundedBody.text(BoundedBody.ERROR_BYTES_LIMIT));
         } catch (IOException e) {
             throw new CountFailed(ApiKeys.redact("counting tokens at provider " + provider.id() + " failed: " + e,
                     apiKey));

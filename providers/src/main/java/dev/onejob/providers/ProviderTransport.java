@@ -30,6 +30,11 @@ final class ProviderTransport {
 
     static final String IDEMPOTENCY_KEY = "Idempotency-Key";
     private static final int MAX_PROVIDER_MESSAGE = 300;
+    /** Reads the one JSON value a parser starts at, whatever follows it. */
+    private static final com.fasterxml.jackson.databind.ObjectReader ONE_VALUE = Json.MAPPER.reader()
+            .without(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    private static final java.util.regex.Pattern USAGE_MEMBER =
+            java.util.regex.Pattern.compile("\"usage\"\\s*:\\s*\\{");
 
     private final HttpClient http;
     private final Map<String, String> env;
@@ -109,30 +114,42 @@ final class ProviderTransport {
         return call;
     }
 
-    /** A reply's body: the text as sent, or for a stream the reply it assembles to (or why it does not). */
-    record Body(String text, SseReply.Assembled streamed) {
+    /**
+     * A reply's body: the text as sent (an error's cut at {@link BoundedBody#ERROR_BYTES_LIMIT}), or for a stream the
+     * reply it assembles to (or why it does not); {@code tooLarge}, for an answer longer than
+     * {@link ProviderConfig#ANSWER_BYTES_LIMIT}, what was read of it instead of its text.
+     */
+    record Body(String text, SseReply.Assembled streamed, BoundedBody.Read tooLarge) {
     }
 
     /**
-     * Reads the body whole, or, for a 2xx event stream asked for with a sink, line by line as it arrives, each line a
-     * sign of life for the call's deadlines, keeping at most {@code answerLimit} characters of answer.
+     * Reads a 2xx answer up to {@link ProviderConfig#ANSWER_BYTES_LIMIT} bytes (past them to its end, keeping only
+     * its tail), an error's body up to {@link BoundedBody#ERROR_BYTES_LIMIT}, or, for a 2xx event stream asked for
+     * with a sink, line by line as it arrives ({@link BoundedLines}), each line a sign of life for the call's
+     * deadlines, keeping at most {@code answerLimit} characters of answer.
      */
     private static HttpResponse.BodyHandler<Body> handler(WireFormat wire, ChunkSink sink, ProviderCall call,
                                                           int answerLimit) {
         return info -> {
-            boolean stream = sink != null && info.statusCode() / 100 == 2 && info.headers()
+            boolean ok = info.statusCode() / 100 == 2;
+            boolean stream = sink != null && ok && info.headers()
                     .firstValue("Content-Type").orElse("").toLowerCase(java.util.Locale.ROOT)
                     .startsWith("text/event-stream");
             if (!stream) {
-                return HttpResponse.BodySubscribers.mapping(HttpResponse.BodySubscribers.ofString(
-                        StandardCharsets.UTF_8), text -> new Body(text, null));
+                BoundedBody body = ok ? BoundedBody.answer(ProviderConfig.ANSWER_BYTES_LIMIT)
+                        : BoundedBody.cut(BoundedBody.ERROR_BYTES_LIMIT);
+                return HttpResponse.BodySubscribers.mapping(body, read -> read.text() == null
+                        ? new Body(null, null, read) : new Body(read.text(), null, null));
             }
             SseReply reply = wire.stream().apply(sink).limitTo(answerLimit);
             call.activity();
-            return HttpResponse.BodySubscribers.fromLineSubscriber(new LiveLines(reply, call), lines -> {
-                SseReply.Assembled assembled = lines.reply.assembled();
-                return new Body(assembled.reply() == null ? null : Json.write(assembled.reply()), assembled);
-            }, StandardCharsets.UTF_8, null);
+            // Lines bounded like a whole answer: one longer than that can be no event of a readable answer.
+            BoundedLines lines = new BoundedLines(new LiveLines(reply, call), ProviderConfig.ANSWER_BYTES_LIMIT,
+                    reply::overlong);
+            return HttpResponse.BodySubscribers.fromSubscriber(lines, read -> {
+                SseReply.Assembled assembled = reply.assembled();
+                return new Body(assembled.reply() == null ? null : Json.write(assembled.reply()), assembled, null);
+            });
         };
     }
 
@@ -189,6 +206,16 @@ final class ProviderTransport {
             return OutcomeClassifier.forStatus(status, requestId, providerMessage(envelope, text),
                     RetryAfter.of(response.headers(), java.time.Instant.now()).orElse(null), latency);
         }
+        BoundedBody.Read over = response.body().tooLarge();
+        if (over != null) {
+            // Paid for like any answer too large (its usage is the last thing in the reply): billed, never failed
+            // over; and read to its end without being kept, so its size costs no memory.
+            JsonNode usage = usageAtEnd(over.tail());
+            return new CallOutcome.Failed(dev.onejob.core.ledger.AttemptFailure.ANSWER_TOO_LARGE, "the provider's "
+                    + "reply is " + over.bytes() + " bytes, over the " + ProviderConfig.ANSWER_BYTES_LIMIT + " any "
+                    + "reply may have; it was read to its end without being kept", false, true, status, requestId,
+                    null, latency, usage == null ? null : wire.usage().apply(Json.object().set("usage", usage)));
+        }
         Usage usage = envelope == null ? null : wire.usage().apply(envelope);
         WireFormat.Answer answer = envelope == null
                 ? WireFormat.Answer.unusable("the provider's HTTP " + status + " reply is not a JSON document",
@@ -211,6 +238,29 @@ final class ProviderTransport {
                     true, status, requestId, answer.text(), latency, usage);
         }
         return new CallOutcome.Succeeded(answer.json(), requestId, latency, usage);
+    }
+
+    /**
+     * The {@code usage} object at the end of a JSON reply cut from its start: the last {@code "usage": {...}} member
+     * in {@code tail} that parses. Inside a JSON string a quote is escaped, so a member name found this way is one.
+     */
+    static JsonNode usageAtEnd(String tail) {
+        java.util.regex.Matcher member = USAGE_MEMBER.matcher(tail);
+        char[] chars = tail.toCharArray();
+        JsonNode found = null;
+        while (member.find()) {
+            int start = member.end() - 1;
+            try (com.fasterxml.jackson.core.JsonParser parser = Json.MAPPER.createParser(chars, start,
+                    chars.length - start)) {
+                JsonNode value = ONE_VALUE.readTree(parser);
+                if (value != null && value.isObject()) {
+                    found = value;
+                }
+            } catch (java.io.IOException e) {
+                // not a whole object here: a later match may be
+            }
+        }
+        return found;
     }
 
     /** The validator names the root as an empty path (": required property ..."); the sentence reads better without. */

@@ -2,6 +2,7 @@ package dev.onejob.providers;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.json.Json;
 import java.util.List;
 import java.util.concurrent.Flow;
@@ -32,6 +33,10 @@ abstract class SseReply implements Flow.Subscriber<String> {
     private String event;
     private boolean ended;
     private String error;
+    /** A line or an event was longer than any answer may be: dropped unread, and the answer too large. */
+    private boolean overlong;
+    /** The event being read went past that bound: its further data lines are dropped until its blank line. */
+    private boolean droppingEvent;
 
     SseReply(ChunkSink sink) {
         this.sink = sink;
@@ -59,11 +64,24 @@ abstract class SseReply implements Flow.Subscriber<String> {
         subscription.request(Long.MAX_VALUE);
     }
 
+    /** A line longer than any answer may be arrived ({@link BoundedLines}): it was dropped unread. */
+    final void overlong() {
+        overlong = true;
+    }
+
     @Override
     public void onNext(String line) {
         if (line.isEmpty()) {
+            droppingEvent = false;
             dispatch();
         } else if (line.startsWith("data:")) {
+            if (droppingEvent || data.length() + line.length() > ProviderConfig.ANSWER_BYTES_LIMIT) {
+                // An event of many data lines, longer than any answer may be: dropped, like an over-long line.
+                overlong = true;
+                droppingEvent = true;
+                data.setLength(0);
+                return;
+            }
             data.append(data.length() == 0 ? "" : "\n").append(stripOneSpace(line.substring(5)));
         } else if (line.startsWith("event:")) {
             event = stripOneSpace(line.substring(6));
@@ -141,7 +159,7 @@ abstract class SseReply implements Flow.Subscriber<String> {
             return new Assembled(null, "the provider's stream ended before its end event", false);
         }
         sink.end();
-        return new Assembled(reply(), null, false, answerChars > maxChars, answerChars);
+        return new Assembled(reply(), null, false, overlong || answerChars > maxChars, answerChars);
     }
 
     private static String stripOneSpace(String value) {

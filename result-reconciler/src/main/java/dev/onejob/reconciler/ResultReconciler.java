@@ -143,7 +143,8 @@ public final class ResultReconciler implements AutoCloseable {
         try (var connection = database.dataSource().getConnection()) {
             return connection.isValid(2) ? null : "PostgreSQL does not answer";
         } catch (Exception e) {
-            return "PostgreSQL does not answer: " + e.getMessage();
+            log.warn("event=readiness_postgres_failed error=\"{}\"", e.toString());
+            return "PostgreSQL does not answer";
         }
     }
 

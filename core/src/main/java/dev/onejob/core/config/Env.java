@@ -48,6 +48,8 @@ public final class Env {
     public static final String HTTP_MAX_HEADER_BYTES = "HTTP_MAX_HEADER_BYTES";
     public static final String HTTP_IDLE_TIMEOUT = "HTTP_IDLE_TIMEOUT";
     public static final String HTTP_REQUEST_HEAD_TIMEOUT = "HTTP_REQUEST_HEAD_TIMEOUT";
+    public static final String HTTP_REQUEST_BODY_TIMEOUT = "HTTP_REQUEST_BODY_TIMEOUT";
+    public static final String HTTP_MIN_BODY_RATE = "HTTP_MIN_BODY_RATE";
     public static final String HTTP_TLS_CERT_FILE = "HTTP_TLS_CERT_FILE";
     public static final String HTTP_TLS_KEY_FILE = "HTTP_TLS_KEY_FILE";
     public static final String TOKENS_FILE = "TOKENS_FILE";
@@ -58,6 +60,9 @@ public final class Env {
     public static final String HTTP_SHED_BACKLOG = "HTTP_SHED_BACKLOG";
     public static final String HTTP_MAX_WAIT = "HTTP_MAX_WAIT";
     public static final String HTTP_WAIT_RECHECK = "HTTP_WAIT_RECHECK";
+    public static final String HTTP_MAX_REQUESTS_PER_OWNER = "HTTP_MAX_REQUESTS_PER_OWNER";
+    public static final String HTTP_MAX_WAITS_PER_OWNER = "HTTP_MAX_WAITS_PER_OWNER";
+    public static final String HTTP_MAX_STREAMS_PER_OWNER = "HTTP_MAX_STREAMS_PER_OWNER";
 
     // attempt-worker
     public static final String WORKER_MAX_IN_FLIGHT = "WORKER_MAX_IN_FLIGHT";

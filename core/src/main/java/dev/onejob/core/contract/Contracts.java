@@ -7,6 +7,7 @@ import dev.onejob.core.config.ConfigFiles;
 import dev.onejob.core.json.CanonicalJson;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.json.JsonSchemas;
+import dev.onejob.core.json.SchemaRefusedException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -93,8 +94,8 @@ public final class Contracts {
             throw new ConfigException(file + ": contract.temperature must be a number from 0 to 2");
         }
         int maxTokens = ConfigFiles.positiveInt(file, node, "contract", "max_tokens", 512);
-        JsonSchemas variablesValidator = JsonSchemas.fromNode(variablesSchema);
-        JsonSchemas outputValidator = JsonSchemas.fromNode(outputSchema);
+        JsonSchemas variablesValidator = compiled(file, "variables_schema", variablesSchema);
+        JsonSchemas outputValidator = compiled(file, "output_schema", outputSchema);
         List<Contract.GoldenInput> golden = golden(file, node, variablesValidator);
         ObjectNode versioned = Json.object();
         versioned.put("system", system.text());
@@ -115,12 +116,12 @@ public final class Contracts {
         String id = ConfigFiles.string(file, node, "contract", "id", noEnv);
         JsonNode variablesSchema = schema(file, node, "variables_schema");
         int maxTokens = ConfigFiles.positiveInt(file, node, "contract", "max_tokens", 4096);
-        JsonSchemas variablesValidator = JsonSchemas.fromNode(variablesSchema);
+        JsonSchemas variablesValidator = compiled(file, "variables_schema", variablesSchema);
         List<Contract.GoldenInput> golden = golden(file, node, variablesValidator);
         ObjectNode free = Passthrough.freeForm();
         return new Contract(id, node.path("description").asText(""), new PromptTemplate(""), new PromptTemplate(""),
                 variablesSchema, free, 0.0, maxTokens, golden, CanonicalJson.fingerprint(node),
-                variablesValidator, JsonSchemas.fromNode(free), true);
+                variablesValidator, JsonSchemas.fromUntrusted(free), true);
     }
 
     private static JsonNode schema(Path file, JsonNode node, String field) {
@@ -130,6 +131,21 @@ public final class Contracts {
                     + "type: object");
         }
         return schema;
+    }
+
+    /**
+     * A contract's schema, held to the rules of a caller's ({@link JsonSchemas#fromUntrusted}): a contract file is
+     * edited by hand and may come from anywhere, and a schema in it is compiled by every service that loads it.
+     */
+    private static JsonSchemas compiled(Path file, String field, JsonNode schema) {
+        try {
+            return JsonSchemas.fromUntrusted(schema);
+        } catch (SchemaRefusedException e) {
+            throw new ConfigException(file + ": contract." + field + " is refused: " + e.getMessage());
+        } catch (RuntimeException e) {
+            throw new ConfigException(file + ": contract." + field + " is not a usable JSON Schema: "
+                    + e.getMessage());
+        }
     }
 
     private static void checkSlots(Path file, PromptTemplate system, PromptTemplate user, JsonNode variablesSchema) {

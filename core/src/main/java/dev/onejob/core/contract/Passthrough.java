@@ -6,6 +6,7 @@ import dev.onejob.core.config.ConfigException;
 import dev.onejob.core.config.ConfigFiles;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.json.JsonSchemas;
+import dev.onejob.core.json.SchemaRefusedException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
@@ -20,8 +21,9 @@ import java.util.List;
  *
  * <p>A call's output schema is its job's output schema, held to the contracts' rule: its top level forbids keys it
  * does not define ({@code additionalProperties: false} is added when absent, and {@code true} is refused), so an
- * invented key fails the job's contract. Certification for {@value #ID} runs the golden inputs of the file, which
- * carry their own schemas, through the same adapters.
+ * invented key fails the job's contract. Being the caller's, it is compiled as an untrusted schema
+ * ({@link JsonSchemas#fromUntrusted}): references only inside it, bounded, patterns in RE2. Certification for
+ * {@value #ID} runs the golden inputs of the file, which carry their own schemas, through the same adapters.
  */
 public final class Passthrough {
     public static final String ID = "passthrough";
@@ -61,7 +63,9 @@ public final class Passthrough {
         }
         if (problems.isEmpty()) {
             try {
-                JsonSchemas.fromNode(closed(schema));
+                JsonSchemas.fromUntrusted(closed(schema));
+            } catch (SchemaRefusedException e) {
+                problems.add("output_schema is refused: " + e.getMessage());
             } catch (RuntimeException e) {
                 problems.add("output_schema is not a usable JSON Schema: " + e.getMessage());
             }
@@ -82,7 +86,7 @@ public final class Passthrough {
         return new Prompt(contract.id(), variables.path("system").asText(""), turns, number(variables, "temperature"),
                 number(variables, "top_p"), variables.path("max_tokens").asInt(contract.maxTokens()), stop, closed,
                 variables.path("schema_name").asText(DEFAULT_SCHEMA_NAME),
-                closed == null ? null : JsonSchemas.fromNode(closed));
+                closed == null ? null : JsonSchemas.fromUntrusted(closed));
     }
 
     private static ObjectNode closed(JsonNode schema) {

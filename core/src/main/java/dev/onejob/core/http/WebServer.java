@@ -1,7 +1,6 @@
 package dev.onejob.core.http;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -10,7 +9,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
-import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.UriCompliance;
 import org.eclipse.jetty.io.Connection;
 import org.eclipse.jetty.server.ConnectionFactory;
@@ -23,7 +21,6 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.SslConnectionFactory;
-import org.eclipse.jetty.server.handler.ErrorHandler;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.eclipse.jetty.util.thread.Scheduler;
@@ -36,7 +33,9 @@ import org.slf4j.LoggerFactory;
  * that has sent part of a request head and stalls for {@link Settings#requestHeadTimeout} gets a 408 and is closed;
  * an idle one is closed after {@link Settings#idleTimeout}; at most {@link Settings#maxConnections} are open at once
  * (beyond that the kernel queues new ones until one closes); a request head larger than
- * {@link Settings#maxHeaderBytes} gets a 431. A header value with a control character is refused with a 400 before
+ * {@link Settings#maxHeaderBytes} gets a 431. A body is read before its route runs, also without a thread
+ * ({@link BodyReader}); one that does not arrive within {@link Settings#bodyTimeout}, or arrives slower than
+ * {@link Settings#minBodyRate}, gets a 408 and the connection is closed. A header value with a control character is refused with a 400 before
  * any route sees it, and every answer the server gives itself (malformed HTTP, limits, timeouts, a route that failed)
  * is problem+json.
  */
@@ -52,18 +51,39 @@ public final class WebServer implements AutoCloseable {
      * @param idleTimeout        how long a connection may send nothing
      * @param requestHeadTimeout how long a request head may take once its first byte arrived
      * @param tls                serve HTTPS from this certificate and key, or null for plain HTTP
+     * @param maxBodyBytes       the most of a body kept for the route (one byte more tells it the body is too large)
+     * @param bodyTimeout        how long a whole request body may take once its head is complete
+     * @param minBodyRate        the slowest average a body may arrive at after two seconds, in bytes a second
+     *                           (0: only {@code bodyTimeout} bounds it)
      */
     public record Settings(String name, String host, int port, int threads, int maxConnections, int maxHeaderBytes,
-                           Duration idleTimeout, Duration requestHeadTimeout, PemTls tls) {
+                           Duration idleTimeout, Duration requestHeadTimeout, PemTls tls, int maxBodyBytes,
+                           Duration bodyTimeout, long minBodyRate) {
+        /** The body limits of a server whose settings do not name them. */
+        public static final int DEFAULT_MAX_BODY_BYTES = 256 * 1024;
+        public static final Duration DEFAULT_BODY_TIMEOUT = Duration.ofSeconds(30);
+        public static final long DEFAULT_MIN_BODY_RATE = 4096;
+
+        public Settings(String name, String host, int port, int threads, int maxConnections, int maxHeaderBytes,
+                        Duration idleTimeout, Duration requestHeadTimeout, PemTls tls) {
+            this(name, host, port, threads, maxConnections, maxHeaderBytes, idleTimeout, requestHeadTimeout, tls,
+                    DEFAULT_MAX_BODY_BYTES, DEFAULT_BODY_TIMEOUT, DEFAULT_MIN_BODY_RATE);
+        }
+
         /** The defaults of a service's ops endpoint: few threads, a few connections, short limits. */
         public static Settings ops(String name, String host, int port) {
             return new Settings(name, host, port, 4, 64, 8 * 1024, Duration.ofSeconds(30), Duration.ofSeconds(5),
-                    null);
+                    null, 64 * 1024, Duration.ofSeconds(5), DEFAULT_MIN_BODY_RATE);
         }
 
         public Settings withTls(PemTls pem) {
             return new Settings(name, host, port, threads, maxConnections, maxHeaderBytes, idleTimeout,
-                    requestHeadTimeout, pem);
+                    requestHeadTimeout, pem, maxBodyBytes, bodyTimeout, minBodyRate);
+        }
+
+        public Settings withBody(int maxBytes, Duration timeout, long minRate) {
+            return new Settings(name, host, port, threads, maxConnections, maxHeaderBytes, idleTimeout,
+                    requestHeadTimeout, tls, maxBytes, timeout, minRate);
         }
     }
 
@@ -130,7 +150,7 @@ public final class WebServer implements AutoCloseable {
         server.addConnector(connector);
         server.addBean(new NetworkConnectionLimit(settings.maxConnections(), connector));
         server.setErrorHandler(new ProblemErrorHandler());
-        server.setHandler(new Routes(routes, connections));
+        server.setHandler(new Routes(routes, connections, settings, server));
         this.headTimeoutNanos = settings.requestHeadTimeout().toNanos();
         this.threads = settings.threads();
     }
@@ -243,14 +263,21 @@ public final class WebServer implements AutoCloseable {
         }
     }
 
-    /** Runs the routes for well-formed requests; refuses control characters in header values first. */
+    /**
+     * Runs the routes for well-formed requests once their body is read ({@link BodyReader}: no thread waits for a
+     * body); refuses control characters in header values first.
+     */
     private static final class Routes extends Handler.Abstract {
         private final HttpRoutes routes;
         private final Map<Connection, Tracked> connections;
+        private final Settings settings;
+        private final Server server;
 
-        Routes(HttpRoutes routes, Map<Connection, Tracked> connections) {
+        Routes(HttpRoutes routes, Map<Connection, Tracked> connections, Settings settings, Server server) {
             this.routes = routes;
             this.connections = connections;
+            this.settings = settings;
+            this.server = server;
         }
 
         @Override
@@ -268,18 +295,38 @@ public final class WebServer implements AutoCloseable {
                 });
             }
             JettyCall call = new JettyCall(request, response, done);
+            String refused = controlCharacter(request.getHeaders());
+            if (refused != null) {
+                answer(call, request, () -> call.send(400, ProblemJson.CONTENT_TYPE, ProblemJson.forStatus(400,
+                        "the value of header " + refused + " holds a control character; header values are taken "
+                                + "exactly as sent, so it is refused rather than trimmed")));
+                return true;
+            }
+            BodyReader.read(request, settings, server.getScheduler(), body -> {
+                call.body(body);
+                answer(call, request, () -> {
+                    routes.handle(call);
+                    if (call.status() == 0 && !call.isLater()) {
+                        call.send(500, ProblemJson.CONTENT_TYPE, ProblemJson.forStatus(500, "the route gave no "
+                                + "answer"));
+                    }
+                });
+            }, reason -> {
+                log.info("event=http_request_body_timeout remote={} reason=\"{}\"",
+                        request.getConnectionMetaData().getRemoteSocketAddress(), reason);
+                answer(call, request, () -> call.bodyStalled(reason));
+            });
+            return true;
+        }
+
+        /** What a route (or the server) does with a call; anything it throws becomes a 500 problem. */
+        private interface Answer {
+            void run() throws IOException;
+        }
+
+        private static void answer(JettyCall call, Request request, Answer answer) {
             try {
-                String refused = controlCharacter(request.getHeaders());
-                if (refused != null) {
-                    call.send(400, ProblemJson.CONTENT_TYPE, ProblemJson.forStatus(400, "the value of header "
-                            + refused + " holds a control character; header values are taken exactly as sent, "
-                            + "so it is refused rather than trimmed"));
-                    return true;
-                }
-                routes.handle(call);
-                if (call.status() == 0 && !call.isLater()) {
-                    call.send(500, ProblemJson.CONTENT_TYPE, ProblemJson.forStatus(500, "the route gave no answer"));
-                }
+                answer.run();
             } catch (Throwable e) {
                 log.error("event=http_route_failed method={} path={} error=\"{}\"", request.getMethod(),
                         request.getHttpURI().getPath(), e.toString(), e);
@@ -288,11 +335,10 @@ public final class WebServer implements AutoCloseable {
                         call.send(500, ProblemJson.CONTENT_TYPE, ProblemJson.forStatus(500, "the server could not "
                                 + "complete the request"));
                     } catch (IOException | RuntimeException ignored) {
-                        done.failed(e);
+                        call.failed(e);
                     }
                 }
             }
-            return true;
         }
 
         /** The name of the first header whose value holds a control character (not a tab), or null. */
@@ -310,265 +356,6 @@ public final class WebServer implements AutoCloseable {
                 }
             }
             return null;
-        }
-    }
-
-    /** {@link HttpCall} over Jetty's request and response. */
-    private static final class JettyCall implements HttpCall {
-        private final Request request;
-        private final Response response;
-        private final Callback callback;
-        private volatile int status;
-        private volatile boolean later;
-
-        JettyCall(Request request, Response response, Callback callback) {
-            this.request = request;
-            this.response = response;
-            this.callback = callback;
-        }
-
-        @Override
-        public String method() {
-            return request.getMethod();
-        }
-
-        @Override
-        public String rawPath() {
-            String path = request.getHttpURI().getPath();
-            return path == null ? "/" : path;
-        }
-
-        @Override
-        public String rawQuery() {
-            return request.getHttpURI().getQuery();
-        }
-
-        @Override
-        public String header(String name) {
-            return request.getHeaders().get(name);
-        }
-
-        @Override
-        public java.util.List<String> headers(String name) {
-            return request.getHeaders().getValuesList(name);
-        }
-
-        @Override
-        public InputStream body() {
-            return Request.asInputStream(request);
-        }
-
-        @Override
-        public void setHeader(String name, String value) {
-            response.getHeaders().put(name, value);
-        }
-
-        @Override
-        public synchronized void send(int code, String contentType, byte[] body) throws IOException {
-            if (status != 0) {
-                throw new IllegalStateException("an answer was sent already (" + status + ")");
-            }
-            status = code;
-            response.setStatus(code);
-            if (body.length > 0) {
-                response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
-            }
-            response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
-            response.write(true, ByteBuffer.wrap(body), callback);
-        }
-
-        @Override
-        public void later() {
-            later = true;
-            // The route answers when its work is done, and owns that moment (a commit, a wait's deadline): no
-            // response bytes flow meanwhile, and the connection's idle timeout must not fail the request for it.
-            request.addIdleTimeoutListener(timeout -> false);
-        }
-
-        @Override
-        public synchronized Stream stream(int code, String contentType) throws IOException {
-            if (status != 0) {
-                throw new IllegalStateException("an answer was sent already (" + status + ")");
-            }
-            later();
-            status = code;
-            response.setStatus(code);
-            response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
-            response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
-            JettyStream stream = new JettyStream(response, callback);
-            request.addFailureListener(failure -> stream.failed(failure));
-            return stream;
-        }
-
-        @Override
-        public boolean isLater() {
-            return later;
-        }
-
-        @Override
-        public long sinceHeadNanos() {
-            return System.nanoTime() - request.getHeadersNanoTime();
-        }
-
-        @Override
-        public int status() {
-            return status;
-        }
-    }
-
-    /** A chunked answer: one write in flight at a time (Jetty refuses a second), the rest queued in order. */
-    private static final class JettyStream implements HttpCall.Stream {
-        private final Response response;
-        private final Callback done;
-        private final java.util.ArrayDeque<ByteBuffer> queue = new java.util.ArrayDeque<>();
-        private final java.util.List<Runnable> onClose = new java.util.ArrayList<>();
-        private boolean writing;
-        private boolean closing;
-        private boolean closed;
-
-        JettyStream(Response response, Callback done) {
-            this.response = response;
-            this.done = done;
-        }
-
-        @Override
-        public boolean write(byte[] chunk) {
-            synchronized (this) {
-                if (closing || closed) {
-                    return false;
-                }
-                queue.add(ByteBuffer.wrap(chunk));
-            }
-            pump();
-            return true;
-        }
-
-        @Override
-        public void close() {
-            synchronized (this) {
-                if (closing || closed) {
-                    return;
-                }
-                closing = true;
-            }
-            pump();
-        }
-
-        @Override
-        public synchronized boolean isOpen() {
-            return !closing && !closed;
-        }
-
-        @Override
-        public void onClose(Runnable whenClosed) {
-            synchronized (this) {
-                if (!closed) {
-                    onClose.add(whenClosed);
-                    return;
-                }
-            }
-            whenClosed.run();
-        }
-
-        private void pump() {
-            ByteBuffer next;
-            boolean last;
-            synchronized (this) {
-                if (writing || closed) {
-                    return;
-                }
-                next = queue.poll();
-                last = next == null;
-                if (last && !closing) {
-                    return;
-                }
-                writing = true;
-            }
-            if (last) {
-                response.write(true, ByteBuffer.allocate(0), new Callback() {
-                    @Override
-                    public void succeeded() {
-                        finish(null);
-                    }
-
-                    @Override
-                    public void failed(Throwable x) {
-                        finish(x);
-                    }
-                });
-                return;
-            }
-            response.write(false, next, new Callback() {
-                @Override
-                public void succeeded() {
-                    synchronized (JettyStream.this) {
-                        writing = false;
-                    }
-                    pump();
-                }
-
-                @Override
-                public void failed(Throwable x) {
-                    finish(x);
-                }
-            });
-        }
-
-        /** The client left (Jetty's failure listener): nothing more can be sent. */
-        void failed(Throwable failure) {
-            finish(failure);
-        }
-
-        private void finish(Throwable failure) {
-            java.util.List<Runnable> listeners;
-            synchronized (this) {
-                if (closed) {
-                    return;
-                }
-                closed = true;
-                queue.clear();
-                listeners = java.util.List.copyOf(onClose);
-                onClose.clear();
-            }
-            if (failure == null) {
-                done.succeeded();
-            } else {
-                done.failed(failure);
-            }
-            listeners.forEach(Runnable::run);
-        }
-    }
-
-    /** Every error the server answers itself, as problem+json instead of Jetty's HTML page. */
-    private static final class ProblemErrorHandler extends ErrorHandler {
-        @Override
-        public boolean handle(Request request, Response response, Callback callback) {
-            int code = response.getStatus() >= 400 ? response.getStatus() : 500;
-            Object message = request.getAttribute(ERROR_MESSAGE);
-            String detail = message == null ? "the request could not be served" : message.toString();
-            response.getHeaders().put(HttpHeader.CONTENT_TYPE, ProblemJson.CONTENT_TYPE);
-            response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
-            response.write(true, ByteBuffer.wrap(ProblemJson.forStatus(code, detail(code, detail))), callback);
-            return true;
-        }
-
-        @Override
-        public ByteBuffer badMessageError(int code, String reason, HttpFields.Mutable fields) {
-            fields.put(HttpHeader.CONTENT_TYPE, ProblemJson.CONTENT_TYPE);
-            return ByteBuffer.wrap(ProblemJson.forStatus(code, detail(code, reason == null ? "" : reason)));
-        }
-
-        private static String detail(int code, String reason) {
-            if (code == 500 || reason.isBlank() || reason.contains("Exception") || reason.contains("org.eclipse")) {
-                // Never an exception's name or message: what failed inside is in the log, not the answer.
-                return code >= 500 ? "the server could not complete the request" : "the request is not valid HTTP";
-            }
-            return switch (code) {
-                case 400 -> "the request is not valid HTTP: " + reason;
-                case 414, 431 -> "the request head is larger than the server's limit: " + reason;
-                case 505 -> "this server speaks HTTP/1.0 and HTTP/1.1: " + reason;
-                default -> reason;
-            };
         }
     }
 }

@@ -45,6 +45,10 @@ public final class LedgerQueries {
     static final String SELECT_RECENT_FAILURES = "SELECT " + ATTEMPT_COLUMNS + """
              FROM attempts WHERE status = 'FAILED' AND provider = ? AND finished_at > ?
             ORDER BY finished_at DESC LIMIT ?""";
+    static final String SELECT_OWNERS_RECENT_FAILURES = "SELECT " + prefixed("a.", ATTEMPT_COLUMNS) + """
+             FROM attempts a JOIN jobs j ON j.id = a.job_id
+            WHERE a.status = 'FAILED' AND a.provider = ? AND a.finished_at > ? AND j.owner_id = ?
+            ORDER BY a.finished_at DESC LIMIT ?""";
     static final String COUNT_UNKNOWN = """
             SELECT count(*), coalesce(extract(epoch FROM now() - min(unknown_at)), 0)
             FROM attempts WHERE status = 'UNKNOWN'""";
@@ -227,9 +231,13 @@ public final class LedgerQueries {
     }
 
     /** A provider's failed attempts since {@code since}, newest first. */
-    public List<Attempt> recentFailures(String provider, Instant since, int limit) {
-        return database.inTransaction(connection -> LedgerSql.queryList(connection, SELECT_RECENT_FAILURES,
-                LedgerRows::attempt, provider, time(since), limit));
+    /** A provider's latest failures since {@code since}: of every owner's jobs, or of {@code owner}'s when not null. */
+    public List<Attempt> recentFailures(String provider, String owner, Instant since, int limit) {
+        return database.inTransaction(connection -> owner == null
+                ? LedgerSql.queryList(connection, SELECT_RECENT_FAILURES, LedgerRows::attempt, provider, time(since),
+                        limit)
+                : LedgerSql.queryList(connection, SELECT_OWNERS_RECENT_FAILURES, LedgerRows::attempt, provider,
+                        time(since), owner, limit));
     }
 
     /** UNKNOWN attempts open now, and how long the oldest has been UNKNOWN. */

@@ -60,7 +60,9 @@ public final class Loops implements AutoCloseable {
 
     /** Records a death as the policy wants it; also for loops that run on threads this class does not own. */
     public void died(String name, Throwable error) {
-        String reason = "the " + name + " thread stopped (" + error + "); restart this instance";
+        // What /health says is public: the thread's name, never the error (its text can name hosts or data);
+        // the error is in the log line below.
+        String reason = "the " + name + " thread stopped; restart this instance (the error is in its log)";
         if (dead.compareAndSet(null, reason)) {
             log.error("event=loop_died loop={} error=\"{}\" action=report_not_ready", name, error.toString(), error);
             onDeath.accept(reason);
@@ -69,7 +71,7 @@ public final class Loops implements AutoCloseable {
         }
     }
 
-    /** The first loop that died, with its error: what {@code /health} reports. */
+    /** The first loop that died: what {@code /health} reports (the error itself is logged). */
     public Optional<String> dead() {
         return Optional.ofNullable(dead.get());
     }

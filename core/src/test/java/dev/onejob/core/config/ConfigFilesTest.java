@@ -82,6 +82,23 @@ class ConfigFilesTest {
     }
 
     @Test
+    void aContractWhoseSchemaReachesOutsideItselfFailsAtLoadNamingTheFileAndPointer() throws IOException {
+        Path contracts = Files.createDirectory(dir.resolve("contracts"));
+        Path file = contracts.resolve("remote.yaml");
+        Files.writeString(file, """
+                id: remote
+                prompt: {system: "s", user: "{{text}}"}
+                variables_schema: {type: object, properties: {text: {type: string}}}
+                output_schema: {type: object, properties: {a: {$ref: "http://127.0.0.1:9/a.json"}}}
+                """);
+
+        ConfigException error = assertThrows(ConfigException.class, () -> Contracts.load(contracts));
+
+        assertTrue(error.getMessage().startsWith(file + ": contract.output_schema is refused: /properties/a/$ref is "
+                + "\"http://127.0.0.1:9/a.json\""), error.getMessage());
+    }
+
+    @Test
     void changingTheTemplateChangesTheContractVersion() throws IOException {
         Path a = Files.createDirectory(dir.resolve("a"));
         Path b = Files.createDirectory(dir.resolve("b"));

@@ -65,6 +65,17 @@ class PassthroughTest {
     }
 
     @Test
+    void aCallersSchemaThatReachesOutsideItselfIsRefusedNamingWhere() {
+        List<String> problems = passthrough.variableProblems(Json.parse("""
+                {"messages":[{"role":"user","content":"Hi"}],"output_schema":{"type":"object",
+                 "properties":{"mood":{"$ref":"http://127.0.0.1:9/mood.json"}}}}"""));
+
+        assertEquals(List.of("output_schema is refused: /properties/mood/$ref is \"http://127.0.0.1:9/mood.json\": "
+                + "only references inside this schema are allowed (\"#/$defs/name\", \"#/properties/name\", "
+                + "\"#anchor\"); onejob never fetches a schema"), problems);
+    }
+
+    @Test
     void aSchemaThatAllowsExtraKeysOrIsNoObjectIsRefused() {
         List<String> open = passthrough.variableProblems(Json.parse("""
                 {"messages":[{"role":"user","content":"Hi"}],"output_schema":{"type":"object",

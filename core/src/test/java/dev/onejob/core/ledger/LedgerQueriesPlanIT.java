@@ -129,6 +129,8 @@ class LedgerQueriesPlanIT {
         assertUsesIndex(queries.racesStatement(Instant.EPOCH, "owner-10", 100, null), Set.of("attempts_discarded_idx"));
         assertUsesIndex(new Statement(LedgerQueries.SELECT_RECENT_FAILURES, new Object[] {"primary",
                 java.time.OffsetDateTime.now().minusHours(1), 10}), Set.of("attempts_failed_idx"));
+        assertUsesIndex(new Statement(LedgerQueries.SELECT_OWNERS_RECENT_FAILURES, new Object[] {"primary",
+                java.time.OffsetDateTime.now().minusHours(1), "owner-3", 10}), Set.of("attempts_failed_idx"));
         assertUsesIndex(new Statement(LedgerQueries.COUNT_UNKNOWN, new Object[0]), Set.of("attempts_unknown_at_idx"));
         List<UUID> ids = queries.jobs(new JobFilter("owner-3", Set.of(), null, null, null, null), 100, null).items()
                 .stream().map(LedgerQueries.JobSummary::id).toList();

@@ -165,6 +165,20 @@ final class Admission implements AutoCloseable {
         }
     }
 
+    /**
+     * Why the Kafka intake should wait now, or empty: the workers' backlog is at half its bound or more. Records
+     * wait in Kafka, nothing lost, and HTTP callers keep the other half of the bound: one owner's stream of records
+     * cannot push everyone's HTTP submissions into 503s.
+     */
+    java.util.Optional<String> kafkaIntakeBrake() {
+        long waiting = lastBacklog;
+        if (backlogBound > 0 && waiting >= Math.max(1, backlogBound / 2)) {
+            return java.util.Optional.of(waiting + " attempt commands wait for a worker, half of HTTP_SHED_BACKLOG ("
+                    + backlogBound + ") or more");
+        }
+        return java.util.Optional.empty();
+    }
+
     /** A request finished (counted for the rate the queue drains). */
     void completed() {
         completed.increment();

@@ -58,6 +58,7 @@ public final class ApiServer implements AutoCloseable {
     private final UsageApi usage;
     private final DropInApi dropIn;
     private final AttemptChunks chunks = new AttemptChunks();
+    private final OwnerCaps caps;
     private final JobWatch watch;
     private final Tokens tokens;
     private final IngestMetrics metrics;
@@ -71,7 +72,8 @@ public final class ApiServer implements AutoCloseable {
                      CertificationRunner certifier, CertificationStore certifications, Tokens tokens,
                      IngestMetrics metrics, Readiness readiness, int maxBodyBytes,
                      FrontDoor frontDoor, Supplier<Admission.BacklogReading> backlog, Views views) {
-        this.settings = settings;
+        // The server keeps one byte past the routes' limit, so a route sees a body too large for it as such.
+        this.settings = settings.withBody(maxBodyBytes, settings.bodyTimeout(), settings.minBodyRate());
         this.jobLedger = ledger;
         this.groupCommit = new GroupCommit(ledger, frontDoor.groupCommitters(), frontDoor.groupCommitMax(),
                 metrics.registry());
@@ -90,8 +92,7 @@ public final class ApiServer implements AutoCloseable {
         io.micrometer.core.instrument.Gauge.builder("onejob_http_watching", watch::watching)
                 .description("requests following a job: waits and event streams").register(metrics.registry());
         this.jobs = new JobsApi(ledger, groupCommit::submit, admission::admitSubmission, requests, gate, metrics,
-                maxBodyBytes, frontDoor.submissionsPerOwnerPerSecond(), new JobWaits(watch, views.queries()),
-                frontDoor.maxWait());
+                maxBodyBytes, new JobWaits(watch, views.queries()), frontDoor.maxWait());
         this.dropIn = new DropInApi(jobs, requests, views.providers(), views.queries(),
                 new JobWaits(watch, views.queries()), new DropInStreams(watch, chunks), metrics, maxBodyBytes,
                 frontDoor.maxWait());
@@ -102,6 +103,7 @@ public final class ApiServer implements AutoCloseable {
         this.usage = new UsageApi(views.billing(), java.time.Clock.systemUTC());
         this.tokens = tokens;
         this.metrics = metrics;
+        this.caps = new OwnerCaps(frontDoor.perOwner());
         // A probe or a scraper polling readiness costs PostgreSQL and Kafka one check a second, not one per call.
         this.readiness = new CachedReadiness(readiness, java.time.Duration.ofSeconds(1));
     }
@@ -117,6 +119,11 @@ public final class ApiServer implements AutoCloseable {
     /** Where this instance's {@code attempt-chunks} subscription hands the pieces of answer it reads. */
     public AttemptChunks chunks() {
         return chunks;
+    }
+
+    /** Why the Kafka intake should wait now, or empty ({@link Admission#kafkaIntakeBrake}). */
+    public java.util.Optional<String> kafkaIntakeBrake() {
+        return admission.kafkaIntakeBrake();
     }
 
     /** Jobs whose results were just published: wakes whatever of this instance waits on them. */
@@ -148,6 +155,9 @@ public final class ApiServer implements AutoCloseable {
         private final long started;
         private final String method;
         private final String path;
+
+        /** What the request holds of its owner's caps, once it is authenticated. */
+        private volatile OwnerCaps.Tracked tracked;
 
         Finish(String route, long started, String method, String path) {
             this.route = route;
@@ -188,8 +198,17 @@ public final class ApiServer implements AutoCloseable {
             }
         }
 
+        OwnerCaps.Tracked tracking(OwnerCaps.Tracked call) {
+            tracked = call;
+            return call;
+        }
+
         @Override
         public void finished(HttpCall exchange) {
+            OwnerCaps.Tracked held = tracked;
+            if (held != null) {
+                held.release();
+            }
             admission.completed();
             int status = exchange.status() == 0 ? 500 : exchange.status();
             metrics.request(route, status, Duration.ofNanos(System.nanoTime() - started));
@@ -212,7 +231,15 @@ public final class ApiServer implements AutoCloseable {
                 return;
             }
             case "/metrics" -> {
+                // On the API's port, reached by every caller: the service's counters are for operators (a
+                // Prometheus scrape sends an operator's token, `authorization: credentials: ...`).
+                // The token first, as on every secured path: without one, 401 whatever the method.
+                Principal reader = Bearer.caller(exchange, tokens);
                 allow(exchange, method, "GET");
+                if (!reader.may(Principal.OPERATE)) {
+                    throw Problem.forbidden("the service's metrics span every owner's traffic: reading them needs "
+                            + "the 'operate' role");
+                }
                 Exchanges.send(exchange, 200, "text/plain; version=0.0.4; charset=utf-8",
                         metrics.registry().scrape().getBytes(StandardCharsets.UTF_8));
                 return;
@@ -231,9 +258,11 @@ public final class ApiServer implements AutoCloseable {
             ConsoleAssets.serve(exchange, path);
             return;
         }
-        Principal caller = authenticate(exchange);
+        Principal caller = Bearer.caller(exchange, tokens);
         // Shed what waited too long for a thread before it costs PostgreSQL anything (503 overloaded).
         admission.admit(exchange);
+        // What this owner holds open is counted from here; the request gives it back when it is finished.
+        exchange = finish.tracking(caps.track(exchange, caller.ownerId()));
         Matcher m;
         JobsApi api = jobs;
         if (path.equals(DropInApi.CHAT_COMPLETIONS) || path.equals(DropInApi.MESSAGES)) {
@@ -272,7 +301,7 @@ public final class ApiServer implements AutoCloseable {
             find.races(exchange, caller);
         } else if (path.equals("/v1/providers")) {
             allow(exchange, method, "GET");
-            find.providers(exchange);
+            find.providers(exchange, caller);
         } else if (path.equals("/v1/contracts")) {
             allow(exchange, method, "GET");
             find.contracts(exchange);
@@ -281,7 +310,7 @@ public final class ApiServer implements AutoCloseable {
             usage.usage(exchange, caller);
         } else if (path.equals("/v1/stats")) {
             allow(exchange, method, "GET");
-            find.stats(exchange);
+            find.stats(exchange, caller);
         } else if (path.equals("/v1/whoami")) {
             allow(exchange, method, "GET");
             find.whoami(exchange, caller);
@@ -348,29 +377,6 @@ public final class ApiServer implements AutoCloseable {
             }
         }
         return "unmatched";
-    }
-
-    /**
-     * The caller of a token: sent as {@code Authorization: Bearer <token>}, or as {@code x-api-key: <token>}, which
-     * is how the Anthropic SDKs send theirs.
-     */
-    private Principal authenticate(HttpCall exchange) {
-        String header = exchange.header("Authorization");
-        String apiKey = exchange.header("x-api-key");
-        if (header == null && apiKey != null) {
-            return tokens.authenticate(apiKey.replaceAll("^[ \\t]+|[ \\t]+$", ""))
-                    .orElseThrow(() -> Problem.unauthorized("the x-api-key token is not valid"));
-        }
-        if (header == null) {
-            throw Problem.unauthorized("an Authorization: Bearer <token> (or x-api-key: <token>) header is required");
-        }
-        if (!header.regionMatches(true, 0, "Bearer ", 0, 7)) {
-            throw Problem.unauthorized("the Authorization header must be 'Bearer <token>'");
-        }
-        // Only spaces and tabs are padding around a header value (RFC 9110 5.5); any other control character is
-        // part of what was sent, so such a token does not match.
-        return tokens.authenticate(header.substring(7).replaceAll("^[ \\t]+|[ \\t]+$", ""))
-                .orElseThrow(() -> Problem.unauthorized("the bearer token is not valid"));
     }
 
     /** 405 with the {@code Allow} header RFC 9110 asks for, unless {@code method} is one of {@code allowed}. */

@@ -61,6 +61,7 @@ final class DropInStreams {
             watch.unwatch(jobId, relay);
             later.finished(exchange);
         });
+        // A stream its client closed before this line has run its close hook already: watch() does not keep it.
         watch.watch(jobId, relay);
     }
 
@@ -119,6 +120,11 @@ final class DropInStreams {
                     end(succeeded);
                 }
             }
+        }
+
+        @Override
+        public boolean done() {
+            return !stream.isOpen();
         }
 
         @Override

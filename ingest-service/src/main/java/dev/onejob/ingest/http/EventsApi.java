@@ -64,6 +64,8 @@ final class EventsApi {
             later.finished(exchange);
         });
         follower.update(history);
+        // The update may have ended the stream (the job is finished), and the client may have left: the close hook
+        // above has then run already, and watch() does not keep a follower that is done.
         watch.watch(history.job().id(), follower);
     }
 
@@ -78,6 +80,11 @@ final class EventsApi {
             this.jobId = jobId;
             this.stream = stream;
             this.told = told;
+        }
+
+        @Override
+        public boolean done() {
+            return !stream.isOpen();
         }
 
         @Override

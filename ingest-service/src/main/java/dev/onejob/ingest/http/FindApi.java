@@ -146,7 +146,11 @@ final class FindApi {
         Exchanges.sendJson(exchange, 200, body);
     }
 
-    void providers(HttpCall exchange) throws IOException {
+    /**
+     * The providers, their certifications and cool-down, and their failures in the last hour: of the caller's own
+     * jobs only (an error message can quote a provider's answer), or of every owner's for an operator.
+     */
+    void providers(HttpCall exchange, Principal caller) throws IOException {
         allowOnly(Exchanges.query(exchange));
         var latest = certifications.latestPerProviderAndContract();
         Instant since = Instant.now().minus(RECENT_FAILURES);
@@ -171,7 +175,8 @@ final class FindApi {
                 cert.put("finished_at", c.finishedAt().toString());
             });
             ArrayNode failures = item.putArray("recent_failures");
-            for (Attempt failed : queries.recentFailures(provider.id(), since, 10)) {
+            for (Attempt failed : queries.recentFailures(provider.id(),
+                    caller.may(Principal.OPERATE) ? null : caller.ownerId(), since, 10)) {
                 ObjectNode f = failures.addObject();
                 f.put("attempt_id", failed.id().toString());
                 f.put("job_id", failed.jobId().toString());
@@ -205,9 +210,16 @@ final class FindApi {
         Exchanges.sendJson(exchange, 200, body);
     }
 
-    /** Counters for a live chart: rates come from two readings' difference. */
-    void stats(HttpCall exchange) throws IOException {
+    /**
+     * Counters for a live chart, over every owner's jobs: operators only. Rates come from two readings'
+     * difference.
+     */
+    void stats(HttpCall exchange, Principal caller) throws IOException {
         allowOnly(Exchanges.query(exchange));
+        if (!caller.may(Principal.OPERATE)) {
+            throw Problem.forbidden("the service's counters span every owner's jobs: reading them needs the "
+                    + "'operate' role");
+        }
         LedgerQueries.UnknownCount unknown = queries.unknownCount();
         ObjectNode body = Json.object();
         body.put("at", Instant.now().toString());

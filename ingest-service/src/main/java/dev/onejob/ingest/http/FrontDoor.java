@@ -10,10 +10,13 @@ import java.time.Duration;
  * for a worker before submissions are refused; 0 turns either off). See {@link Admission}. Waiting requests
  * ({@code Prefer: wait=N}, event streams): {@code HTTP_MAX_WAIT}, the longest a request may wait for its job, and
  * {@code HTTP_WAIT_RECHECK}, how often one batched read of the ledger looks at every watched job, beside the
- * {@code job-results} subscription that wakes a waiter the moment its job ends. See {@link JobWatch}.
+ * {@code job-results} subscription that wakes a waiter the moment its job ends. See {@link JobWatch}. What one owner
+ * may hold open at once ({@code HTTP_MAX_REQUESTS_PER_OWNER}, {@code HTTP_MAX_WAITS_PER_OWNER},
+ * {@code HTTP_MAX_STREAMS_PER_OWNER}): see {@link OwnerCaps}.
  */
 public record FrontDoor(int groupCommitters, int groupCommitMax, int submissionsPerOwnerPerSecond,
-                        Duration shedQueueWait, long shedBacklog, Duration maxWait, Duration waitRecheck) {
+                        Duration shedQueueWait, long shedBacklog, Duration maxWait, Duration waitRecheck,
+                        OwnerCaps.Limits perOwner) {
     public static final int DEFAULT_GROUP_COMMITTERS = 4;
     public static final int DEFAULT_GROUP_COMMIT_MAX = 128;
     public static final int DEFAULT_RATE_PER_OWNER = 500;
@@ -22,18 +25,36 @@ public record FrontDoor(int groupCommitters, int groupCommitMax, int submissions
     public static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(60);
     public static final Duration DEFAULT_WAIT_RECHECK = Duration.ofSeconds(1);
 
+    /** What one owner may hold open at once: requests in flight, waits and event streams ({@link OwnerCaps}). */
+    public static final int DEFAULT_REQUESTS_PER_OWNER = OwnerCaps.Limits.DEFAULTS.requests();
+    public static final int DEFAULT_WAITS_PER_OWNER = OwnerCaps.Limits.DEFAULTS.waits();
+    public static final int DEFAULT_STREAMS_PER_OWNER = OwnerCaps.Limits.DEFAULTS.streams();
+
+    /** With the default caps per owner. */
+    public FrontDoor(int groupCommitters, int groupCommitMax, int submissionsPerOwnerPerSecond,
+                     Duration shedQueueWait, long shedBacklog, Duration maxWait, Duration waitRecheck) {
+        this(groupCommitters, groupCommitMax, submissionsPerOwnerPerSecond, shedQueueWait, shedBacklog, maxWait,
+                waitRecheck, OwnerCaps.Limits.DEFAULTS);
+    }
+
     public static FrontDoor defaults() {
         return new FrontDoor(DEFAULT_GROUP_COMMITTERS, DEFAULT_GROUP_COMMIT_MAX, DEFAULT_RATE_PER_OWNER,
                 DEFAULT_SHED_QUEUE_WAIT, DEFAULT_SHED_BACKLOG, DEFAULT_MAX_WAIT, DEFAULT_WAIT_RECHECK);
     }
 
+    /** Caps on what one owner holds open: requests in flight, waits, event streams (0: no cap). */
+    public FrontDoor withPerOwner(int requests, int waits, int streams) {
+        return new FrontDoor(groupCommitters, groupCommitMax, submissionsPerOwnerPerSecond, shedQueueWait,
+                shedBacklog, maxWait, waitRecheck, new OwnerCaps.Limits(requests, waits, streams));
+    }
+
     public FrontDoor withRatePerOwner(int perSecond) {
         return new FrontDoor(groupCommitters, groupCommitMax, perSecond, shedQueueWait, shedBacklog, maxWait,
-                waitRecheck);
+                waitRecheck, perOwner);
     }
 
     public FrontDoor withShedding(Duration queueWait, long backlog) {
         return new FrontDoor(groupCommitters, groupCommitMax, submissionsPerOwnerPerSecond, queueWait, backlog,
-                maxWait, waitRecheck);
+                maxWait, waitRecheck, perOwner);
     }
 }

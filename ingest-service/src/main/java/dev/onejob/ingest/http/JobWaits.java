@@ -50,6 +50,7 @@ final class JobWaits {
         exchange.later();
         Wait waiting = new Wait(exchange, jobId, answer, later);
         waiting.deadline = watch.schedule(waiting::expire, wait);
+        // A deadline that fired before this line answered already: watch() does not keep an answered wait.
         watch.watch(jobId, waiting);
     }
 
@@ -66,6 +67,11 @@ final class JobWaits {
             this.jobId = jobId;
             this.send = send;
             this.later = later;
+        }
+
+        @Override
+        public boolean done() {
+            return answered.get();
         }
 
         @Override

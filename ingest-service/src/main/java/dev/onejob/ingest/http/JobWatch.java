@@ -24,6 +24,11 @@ import org.slf4j.LoggerFactory;
  * one batched read of every watched job each {@code recheck} (the transitions no topic announces, such as a start or
  * a timeout, and a safety net while Kafka is away). Either way the histories of all the jobs concerned are read in
  * one go ({@link LedgerQueries#histories}) and handed to their watchers on the server's threads.
+ *
+ * <p>A watcher that is {@link Watcher#done() done} (its stream closed, its wait answered) is dropped wherever the
+ * watch meets it: when it is registered, and before and after each update. So a watcher whose own unwatch ran before
+ * its registration (a stream the job's end or its client closed first) is never left behind to be read every
+ * {@code recheck} for good.
  */
 public final class JobWatch implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(JobWatch.class);
@@ -31,6 +36,9 @@ public final class JobWatch implements AutoCloseable {
     /** A request following one job. Called from several threads; each call carries the job's history as it is now. */
     public interface Watcher {
         void update(JobHistory history);
+
+        /** True once nothing more is wanted (the stream is closed, the wait answered): the watch drops it. */
+        boolean done();
     }
 
     private final LedgerQueries queries;
@@ -48,9 +56,17 @@ public final class JobWatch implements AutoCloseable {
         timer.scheduleWithFixedDelay(this::recheck, recheck.toMillis(), recheck.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** Follows {@code jobId} and reads it once at once, so a job that changed before this call is seen too. */
+    /**
+     * Follows {@code jobId} and reads it once at once, so a job that changed before this call is seen too. A watcher
+     * already done is not kept, even if its own {@link #unwatch} ran before this call.
+     */
     public void watch(UUID jobId, Watcher watcher) {
         watchers.computeIfAbsent(jobId, id -> ConcurrentHashMap.newKeySet()).add(watcher);
+        // Checked after adding: a watcher done from here on is removed by whoever made it done, or by the next read.
+        if (watcher.done()) {
+            unwatch(jobId, watcher);
+            return;
+        }
         executor.execute(() -> deliver(List.of(jobId)));
     }
 
@@ -106,7 +122,12 @@ public final class JobWatch implements AutoCloseable {
             }
             for (Watcher watcher : List.copyOf(set)) {
                 try {
-                    watcher.update(history);
+                    if (!watcher.done()) {
+                        watcher.update(history);
+                    }
+                    if (watcher.done()) {
+                        unwatch(jobId, watcher);
+                    }
                 } catch (RuntimeException e) {
                     log.error("event=job_watcher_failed job={} error={}", jobId, e.toString(), e);
                     unwatch(jobId, watcher);

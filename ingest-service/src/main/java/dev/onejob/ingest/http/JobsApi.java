@@ -21,6 +21,7 @@ import dev.onejob.ingest.Principal;
 import dev.onejob.core.ledger.LedgerQueries.JobHistory;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.OptionalLong;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -35,7 +36,6 @@ final class JobsApi {
     private final ProviderGate gate;
     private final IngestMetrics metrics;
     private final int maxBodyBytes;
-    private final OwnerRateLimit rateLimit;
     /** Submits a validated job: through group commit, sharing a transaction with the submissions beside it. */
     private final java.util.function.Function<NewJob, java.util.concurrent.CompletableFuture<SubmitOutcome>> submitter;
     /** Throws the 503 overloaded problem while the workers' backlog is over its bound. */
@@ -46,8 +46,8 @@ final class JobsApi {
     JobsApi(LedgerStore ledger,
             java.util.function.Function<NewJob, java.util.concurrent.CompletableFuture<SubmitOutcome>> submitter,
             Runnable admitSubmission,
-            JobRequests requests, ProviderGate gate, IngestMetrics metrics, int maxBodyBytes,
-            double submissionsPerOwnerPerSecond, JobWaits waits, Duration maxWait) {
+            JobRequests requests, ProviderGate gate, IngestMetrics metrics, int maxBodyBytes, JobWaits waits,
+            Duration maxWait) {
         this.ledger = ledger;
         this.waits = waits;
         this.maxWait = maxWait;
@@ -57,7 +57,6 @@ final class JobsApi {
         this.gate = gate;
         this.metrics = metrics;
         this.maxBodyBytes = maxBodyBytes;
-        this.rateLimit = new OwnerRateLimit(submissionsPerOwnerPerSecond);
     }
 
     /**
@@ -135,7 +134,11 @@ final class JobsApi {
      */
     void admit(Principal caller) {
         requireRole(caller, Principal.SUBMIT);
-        rateLimit.acquire(caller.ownerId());
+        OptionalLong wait = requests.rateLimit().take(caller.ownerId());
+        if (wait.isPresent()) {
+            throw new Problem(429, "rate-limited", "Too many requests", requests.rateLimit().reason(
+                    caller.ownerId(), wait.getAsLong())).with("retry_after_seconds", Long.toString(wait.getAsLong()));
+        }
         admitSubmission.run();
     }
 

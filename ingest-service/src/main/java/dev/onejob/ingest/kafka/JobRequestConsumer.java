@@ -18,13 +18,16 @@ import dev.onejob.ingest.JobRequests;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -63,14 +66,25 @@ public final class JobRequestConsumer implements Loops.Loop {
     private final JobRequests requests;
     private final IngestMetrics metrics;
     private final KafkaPrincipals principals;
+    private final Brake brake;
     private final AtomicBoolean running = new AtomicBoolean(true);
+    /** Whether the intake waits for the backlog now; only the poll thread touches it. */
+    private boolean braking;
     /** Waits between rereads of a poll while PostgreSQL or the broker is away; only the poll thread touches it. */
     private final Backoff backoff = Backoff.standard();
 
     public JobRequestConsumer(KafkaConfig kafka, String clientId, LedgerStore ledger, JobRequests requests,
-                              IngestMetrics metrics, KafkaPrincipals principals) {
+                              IngestMetrics metrics, KafkaPrincipals principals, Brake brake) {
         this(consumer(kafka, clientId), new KafkaProducer<>(kafka.producer(clientId + "-outcomes"),
-                new ByteArraySerializer(), new ByteArraySerializer()), ledger, requests, metrics, principals);
+                new ByteArraySerializer(), new ByteArraySerializer()), ledger, requests, metrics, principals, brake);
+    }
+
+    /** Why the intake should wait now (the workers' backlog), or empty; asked before every poll. */
+    @FunctionalInterface
+    public interface Brake {
+        Brake NONE = Optional::empty;
+
+        Optional<String> engaged();
     }
 
     /**
@@ -79,7 +93,8 @@ public final class JobRequestConsumer implements Loops.Loop {
      * dead letters.
      */
     JobRequestConsumer(Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> producer, LedgerStore ledger,
-                       JobRequests requests, IngestMetrics metrics, KafkaPrincipals principals) {
+                       JobRequests requests, IngestMetrics metrics, KafkaPrincipals principals, Brake brake) {
+        this.brake = brake;
         this.consumer = consumer;
         this.producer = producer;
         this.ledger = ledger;
@@ -99,8 +114,21 @@ public final class JobRequestConsumer implements Loops.Loop {
     @Override
     public void run() {
         try {
-            consumer.subscribe(KafkaPrincipals.REQUEST_TOPICS);
+            consumer.subscribe(KafkaPrincipals.REQUEST_TOPICS, new ConsumerRebalanceListener() {
+                @Override
+                public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                }
+
+                @Override
+                public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                    // Inside the poll, before it returns records: partitions assigned while braking wait too.
+                    if (braking) {
+                        consumer.pause(partitions);
+                    }
+                }
+            });
             while (running.get()) {
+                applyBrake();
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(200));
                 if (records.isEmpty()) {
                     continue;
@@ -133,6 +161,28 @@ public final class JobRequestConsumer implements Loops.Loop {
         }
     }
 
+    /**
+     * Pauses every assigned partition while the workers' backlog is over the intake's share, and resumes them once it
+     * is not: the records wait in Kafka (nothing is lost, nothing answered), and the poll keeps the group membership.
+     * Partitions assigned while braking are paused as they are assigned (the rebalance listener).
+     */
+    private void applyBrake() {
+        Optional<String> reason = brake.engaged();
+        if (reason.isPresent()) {
+            if (!braking) {
+                consumer.pause(consumer.assignment());
+                braking = true;
+                metrics.kafkaIntakePaused(true);
+                log.warn("event=kafka_intake_paused reason=\"{}\" action=records_wait_in_kafka", reason.get());
+            }
+        } else if (braking) {
+            braking = false;
+            consumer.resume(consumer.paused());
+            metrics.kafkaIntakePaused(false);
+            log.info("event=kafka_intake_resumed");
+        }
+    }
+
     private void handle(ConsumerRecords<byte[], byte[]> records) {
         List<ConsumerRecord<byte[], byte[]>> all = new ArrayList<>();
         records.forEach(all::add);
@@ -148,6 +198,14 @@ public final class JobRequestConsumer implements Loops.Loop {
                 answers.add(new JobRequestConsumerAnswers.NotPermitted(envelope.ownerId(), envelope.idempotencyKey(),
                         refusal.get()));
             } else if (parsed instanceof JobRequestRecords.Envelope envelope) {
+                OptionalLong wait = requests.rateLimit().take(envelope.ownerId());
+                if (wait.isPresent()) {
+                    // Over the owner's share, the bucket its HTTP submissions draw on too: nothing is written.
+                    answers.add(new JobRequestConsumerAnswers.RateLimited(envelope.ownerId(),
+                            envelope.idempotencyKey(), requests.rateLimit().reason(envelope.ownerId(),
+                                    wait.getAsLong())));
+                    continue;
+                }
                 JobRequests.Validated validated = requests.validate(envelope.ownerId(), envelope.idempotencyKey(),
                         envelope.request());
                 if (validated.isValid()) {
@@ -202,12 +260,13 @@ public final class JobRequestConsumer implements Loops.Loop {
             }
             if (answer instanceof JobRequestConsumerAnswers.NotPermitted refused) {
                 log.warn("event=owner_not_permitted topic={} partition={} offset={} owner={} reason=\"{}\"",
-                        record.topic(), record.partition(), record.offset(), refused.ownerId(), refused.reason());
+                        record.topic(), record.partition(), record.offset(), quoted(refused.ownerId()),
+                        refused.reason());
             }
             metrics.submitted("kafka", outcome.get("outcome").asText().toLowerCase());
             log.info("event=job_request channel=kafka outcome={} job={} owner={} request_id={}",
                     outcome.get("outcome").asText(), outcome.path("job_id").asText(null),
-                    outcome.path("owner_id").asText(null), outcome.path("request_id").asText(null));
+                    quoted(outcome.path("owner_id").asText(null)), quoted(outcome.path("request_id").asText(null)));
             String key = outcome.path("owner_id").isTextual() ? outcome.get("owner_id").asText() : null;
             ProducerRecord<byte[], byte[]> answerRecord = new ProducerRecord<>(answerTopic(record.topic()),
                     key == null ? null : key.getBytes(StandardCharsets.UTF_8),
@@ -228,6 +287,14 @@ public final class JobRequestConsumer implements Loops.Loop {
                 throw new BrokerUnavailableException("the broker did not take the answers of a poll: " + e, e);
             }
         }
+    }
+
+    /**
+     * A value a producer chose, for a log line: quoted, with its quotes and backslashes escaped, so it cannot pose as
+     * another field of the line (the log pattern escapes line breaks, so it cannot pose as another line either).
+     */
+    static String quoted(String value) {
+        return value == null ? "null" : "\"" + value.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
     }
 
     /** A producer's own requests are answered on its own outcomes topic, the shared topic's on the shared one. */

@@ -50,7 +50,7 @@ class JobRequestConsumerLoopTest {
                 Providers.load(Path.of("../config/providers.yaml"), Map.of()));
         // The ledger's pool is never opened: nothing here may reach PostgreSQL.
         JobRequestConsumer loop = new JobRequestConsumer(consumer, producer, new LedgerStore(Database.wrap(null)),
-                requests, new IngestMetrics(), KafkaPrincipals.NONE);
+                requests, new IngestMetrics(), KafkaPrincipals.NONE, JobRequestConsumer.Brake.NONE);
         JobRequest unknownContract = new JobRequest("alice", "k-1", Json.parse(
                 "{\"contract\":\"no-such-contract\",\"variables\":{\"text\":\"x\"},\"target\":\"primary\"}"));
         consumer.schedulePollTask(() -> {
@@ -109,7 +109,7 @@ class JobRequestConsumerLoopTest {
         JobRequests requests = new JobRequests(Contracts.load(Path.of("../config/contracts")),
                 Providers.load(Path.of("../config/providers.yaml"), Map.of()));
         JobRequestConsumer loop = new JobRequestConsumer(consumer, producer, new LedgerStore(Database.wrap(null)),
-                requests, new IngestMetrics(), principals);
+                requests, new IngestMetrics(), principals, JobRequestConsumer.Brake.NONE);
         // The permitted request names no contract the ingest knows, so it too is answered without the ledger.
         String unknownContract = "{\"contract\":\"no-such-contract\",\"variables\":{},\"target\":\"primary\"}";
         consumer.schedulePollTask(() -> {
@@ -168,5 +168,102 @@ class JobRequestConsumerLoopTest {
 
     private static String header(ProducerRecord<byte[], byte[]> record, String name) {
         return new String(record.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Over its owner's share ({@code RATE_LIMIT_PER_OWNER}, the bucket HTTP submissions draw on too), a record is
+     * answered REJECTED (rate-limited) with when to send it again, and never reaches the ledger; another owner's
+     * records in the same poll are served as usual.
+     */
+    @Test
+    void recordsOverTheOwnersShareAreRejectedWithTheReasonAndOthersAreServed() throws Exception {
+        MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
+        MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(),
+                new ByteArraySerializer());
+        dev.onejob.ingest.OwnerRateLimit rate = new dev.onejob.ingest.OwnerRateLimit(1);
+        JobRequests requests = new JobRequests(Contracts.load(Path.of("../config/contracts")),
+                Providers.load(Path.of("../config/providers.yaml"), Map.of()), dev.onejob.core.config.OwnerPolicies.NONE,
+                java.time.Clock.systemUTC(), dev.onejob.ingest.ProviderCooldowns.NONE, rate);
+        JobRequestConsumer loop = new JobRequestConsumer(consumer, producer, new LedgerStore(Database.wrap(null)),
+                requests, new IngestMetrics(), KafkaPrincipals.NONE, JobRequestConsumer.Brake.NONE);
+        // Requests that name no contract are answered INVALID without the ledger: what matters is who gets there.
+        String unknownContract = "{\"contract\":\"no-such-contract\",\"variables\":{},\"target\":\"primary\"}";
+        consumer.schedulePollTask(() -> {
+            consumer.rebalance(List.of(PARTITION));
+            consumer.updateBeginningOffsets(Map.of(PARTITION, 0L));
+            for (int i = 0; i < 5; i++) {
+                consumer.addRecord(record(i, "flood", Json.write(new JobRequest("flood", "k-" + i,
+                        Json.parse(unknownContract)).toJson()).getBytes(StandardCharsets.UTF_8)));
+            }
+            consumer.addRecord(record(5, "calm", Json.write(new JobRequest("calm", "k-5",
+                    Json.parse(unknownContract)).toJson()).getBytes(StandardCharsets.UTF_8)));
+        });
+
+        Thread thread = new Thread(loop, "job-requests-under-test");
+        thread.start();
+        try {
+            dev.onejob.testing.Await.until(Duration.ofSeconds(10), "six answers", () -> producer.history().size() >= 6);
+        } finally {
+            loop.close();
+            thread.join(10_000);
+        }
+
+        List<JobRequestOutcome> answers = producer.history().stream()
+                .map(r -> JobRequestOutcome.fromJson(Json.parse(new String(r.value(), StandardCharsets.UTF_8))))
+                .toList();
+        // a burst of twice the rate (2) passes, the rest of flood's are refused; calm has its own bucket
+        assertEquals(List.of("INVALID", "INVALID", "REJECTED", "REJECTED", "REJECTED", "INVALID"),
+                answers.stream().map(JobRequestOutcome::outcome).toList());
+        JobRequestOutcome refused = answers.get(2);
+        assertTrue(refused.problem().type().endsWith("/rate-limited"), refused.problem().type());
+        assertTrue(refused.problem().detail().contains("owner flood may submit 1.0 jobs per second")
+                && refused.problem().detail().contains("retry after"), refused.problem().detail());
+    }
+
+    /**
+     * While the brake is engaged (the workers' backlog over the intake's share) the loop reads nothing: its
+     * partitions are paused and the records wait in Kafka, unanswered and uncommitted; released, it reads them.
+     */
+    @Test
+    void whileTheBrakeIsEngagedRecordsWaitInKafka() throws Exception {
+        MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
+        MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(),
+                new ByteArraySerializer());
+        JobRequests requests = new JobRequests(Contracts.load(Path.of("../config/contracts")),
+                Providers.load(Path.of("../config/providers.yaml"), Map.of()));
+        java.util.concurrent.atomic.AtomicBoolean backlogged = new java.util.concurrent.atomic.AtomicBoolean(true);
+        java.util.concurrent.atomic.AtomicInteger pausedPolls = new java.util.concurrent.atomic.AtomicInteger();
+        JobRequestConsumer loop = new JobRequestConsumer(consumer, producer, new LedgerStore(Database.wrap(null)),
+                requests, new IngestMetrics(), KafkaPrincipals.NONE,
+                () -> backlogged.get() ? java.util.Optional.of("backlog") : java.util.Optional.empty());
+        consumer.schedulePollTask(() -> {
+            consumer.rebalance(List.of(PARTITION));
+            consumer.updateBeginningOffsets(Map.of(PARTITION, 0L));
+            consumer.addRecord(record(0, "alice", "{\"owner_id\":".getBytes(StandardCharsets.UTF_8)));
+        });
+        for (int i = 0; i < 5; i++) {
+            consumer.schedulePollTask(() -> {
+                if (consumer.paused().contains(PARTITION)) {
+                    pausedPolls.incrementAndGet();
+                }
+            });
+        }
+
+        Thread thread = new Thread(loop, "job-requests-under-test");
+        thread.start();
+        try {
+            dev.onejob.testing.Await.until(Duration.ofSeconds(10), "five polls while paused",
+                    () -> pausedPolls.get() >= 5);
+            assertEquals(List.of(), producer.history(), "nothing answered while braking");
+            assertEquals(0, committed(consumer), "nothing committed while braking");
+            backlogged.set(false);
+            dev.onejob.testing.Await.until(Duration.ofSeconds(10), "the record answered once released",
+                    () -> committed(consumer) == 1);
+        } finally {
+            loop.close();
+            thread.join(10_000);
+        }
+        assertEquals(1, producer.history().stream()
+                .filter(r -> r.topic().equals(Topics.JOB_REQUEST_OUTCOMES.name())).count());
     }
 }

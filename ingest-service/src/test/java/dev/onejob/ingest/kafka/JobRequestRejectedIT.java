@@ -59,7 +59,7 @@ class JobRequestRejectedIT {
         MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(),
                 new ByteArraySerializer());
         JobRequestConsumer loop = new JobRequestConsumer(consumer, producer, ledger, requests, new IngestMetrics(),
-                dev.onejob.core.kafka.KafkaPrincipals.NONE);
+                dev.onejob.core.kafka.KafkaPrincipals.NONE, JobRequestConsumer.Brake.NONE);
         JsonNode request = Json.parse("{\"contract\":\"sentiment\",\"variables\":{\"text\":\"x\"},"
                 + "\"target\":\"primary\",\"fallbacks\":[\"backup\"]}");
         consumer.schedulePollTask(() -> {

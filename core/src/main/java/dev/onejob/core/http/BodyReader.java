@@ -32,7 +32,7 @@ final class BodyReader implements Runnable {
     private final long timeoutNanos;
     private final long minRate;
     private final Scheduler scheduler;
-    private final Consumer<byte[]> onBody;
+    private final java.util.function.BiConsumer<byte[], Long> onBody;
     private final Consumer<String> onStalled;
     private final long started = System.nanoTime();
     private byte[] kept = new byte[0];
@@ -41,9 +41,11 @@ final class BodyReader implements Runnable {
     /** Set once the body was handed on or refused: whatever Jetty calls back later is ignored. */
     private boolean ended;
     private Scheduler.Task check;
+    /** When the reader first had to wait for the client's bytes (0: the whole body came with the head). */
+    private long firstDemandNanos;
 
-    private BodyReader(Request request, WebServer.Settings settings, Scheduler scheduler, Consumer<byte[]> onBody,
-                       Consumer<String> onStalled) {
+    private BodyReader(Request request, WebServer.Settings settings, Scheduler scheduler,
+                       java.util.function.BiConsumer<byte[], Long> onBody, Consumer<String> onStalled) {
         this.request = request;
         this.limit = settings.maxBodyBytes();
         this.timeoutNanos = settings.bodyTimeout().toNanos();
@@ -55,15 +57,16 @@ final class BodyReader implements Runnable {
 
     /**
      * Reads {@code request}'s body, then calls {@code onBody} with it (at most {@code maxBodyBytes + 1} bytes; empty
-     * for a request without one), or {@code onStalled} with the reason it did not arrive. Either is called once, on
-     * this thread when the body is here already, otherwise on a server thread when its last byte arrives.
+     * for a request without one) and how long it waited for the client's bytes (0 when they came with the head), or
+     * {@code onStalled} with the reason it did not arrive. Either is called once, on this thread when the body is here
+     * already, otherwise on a server thread when its last byte arrives.
      */
-    static void read(Request request, WebServer.Settings settings, Scheduler scheduler, Consumer<byte[]> onBody,
-                     Consumer<String> onStalled) {
+    static void read(Request request, WebServer.Settings settings, Scheduler scheduler,
+                     java.util.function.BiConsumer<byte[], Long> onBody, Consumer<String> onStalled) {
         long declared = request.getLength();
         if (declared > settings.maxBodyBytes() + DRAIN) {
             // Too large to drain: the route refuses it from its Content-Length, and the connection is closed.
-            onBody.accept(new byte[0]);
+            onBody.accept(new byte[0], 0L);
             return;
         }
         new BodyReader(request, settings, scheduler, onBody, onStalled).run();
@@ -81,6 +84,7 @@ final class BodyReader implements Runnable {
                 chunk = request.read();
                 if (chunk == null) {
                     if (check == null) {
+                        firstDemandNanos = System.nanoTime();
                         scheduleCheck();
                     }
                     request.demand(this);
@@ -126,7 +130,8 @@ final class BodyReader implements Runnable {
                 check.cancel();
             }
         }
-        onBody.accept(keptLength == kept.length ? kept : Arrays.copyOf(kept, keptLength));
+        long waited = firstDemandNanos == 0 ? 0 : System.nanoTime() - firstDemandNanos;
+        onBody.accept(keptLength == kept.length ? kept : Arrays.copyOf(kept, keptLength), waited);
     }
 
     private void stalled(String reason) {

@@ -33,7 +33,10 @@ public interface HttpCall {
     /** Sends the answer: the status, a Content-Type (ignored for an empty body) and the body. */
     void send(int status, String contentType, byte[] body) throws IOException;
 
-    /** How long ago the request head was complete: the time it has waited for a thread, and been served so far. */
+    /**
+     * How long ago the request head was complete, less the time its body took to arrive: the time it has waited for
+     * a thread, and been served so far (a slow client's upload is not the server's wait).
+     */
     long sinceHeadNanos();
 
     /**

@@ -19,6 +19,7 @@ final class JettyCall implements HttpCall {
     private volatile boolean later;
     /** The body, read before the route runs ({@link BodyReader}). */
     private volatile byte[] body = new byte[0];
+    private volatile long waitedForClient;
 
     JettyCall(Request request, Response response, Callback callback) {
         this.request = request;
@@ -62,8 +63,10 @@ final class JettyCall implements HttpCall {
         callback.failed(failure);
     }
 
-    void body(byte[] read) {
+    /** The body, and how long it took the client to send it after its head (not time spent waiting for a thread). */
+    void body(byte[] read, long waitedForClientNanos) {
         body = read;
+        waitedForClient = waitedForClientNanos;
     }
 
     /** Answers 408 for a body that did not arrive, and closes the connection (its body is still unread). */
@@ -121,7 +124,8 @@ final class JettyCall implements HttpCall {
 
     @Override
     public long sinceHeadNanos() {
-        return System.nanoTime() - request.getHeadersNanoTime();
+        // A slow client's body is its own time, not the server's: only the rest is a wait the server caused.
+        return System.nanoTime() - request.getHeadersNanoTime() - waitedForClient;
     }
 
     @Override

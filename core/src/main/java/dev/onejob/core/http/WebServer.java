@@ -302,8 +302,8 @@ public final class WebServer implements AutoCloseable {
                                 + "exactly as sent, so it is refused rather than trimmed")));
                 return true;
             }
-            BodyReader.read(request, settings, server.getScheduler(), body -> {
-                call.body(body);
+            BodyReader.read(request, settings, server.getScheduler(), (body, waitedForClient) -> {
+                call.body(body, waitedForClient);
                 answer(call, request, () -> {
                     routes.handle(call);
                     if (call.status() == 0 && !call.isLater()) {

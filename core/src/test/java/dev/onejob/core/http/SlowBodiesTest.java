@@ -135,6 +135,40 @@ class SlowBodiesTest {
         assertTrue(answer.endsWith("\r\n" + (256 * 1024 + 1)), answer.substring(0, Math.min(200, answer.length())));
     }
 
+    @Test
+    void theTimeABodyTakesToArriveIsTheClientsNotCountedAsAWaitForAThread() throws Exception {
+        // given a route that tells how long its request has waited on the server's side
+        WebServer.Settings settings = new WebServer.Settings("slow-bodies", "127.0.0.1", 0, 2, 1000, 8 * 1024,
+                Duration.ofSeconds(60), Duration.ofSeconds(5), null).withBody(256 * 1024, Duration.ofSeconds(30), 0);
+        WebServer server = WebServer.start(settings, call -> call.send(200, "text/plain",
+                String.valueOf(call.sinceHeadNanos() / 1_000_000).getBytes(StandardCharsets.UTF_8)));
+        open.add(server);
+        try (Socket socket = new Socket("127.0.0.1", server.port())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write((HEAD + "Content-Length: 10\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            // when its body comes a byte every 150 ms, 1.5 s in all
+            java.util.concurrent.atomic.AtomicInteger sent = new java.util.concurrent.atomic.AtomicInteger();
+            trickler.scheduleAtFixedRate(() -> {
+                try {
+                    if (sent.incrementAndGet() <= 10) {
+                        socket.getOutputStream().write('x');
+                        socket.getOutputStream().flush();
+                    }
+                } catch (IOException ignored) {
+                    // the answer is read below
+                }
+            }, 150, 150, TimeUnit.MILLISECONDS);
+            String answer = readAll(socket.getInputStream());
+
+            // then the route counts none of that as the server's wait (a shedding bound of 500 ms would refuse it)
+            assertTrue(answer.startsWith("HTTP/1.1 200 "), answer);
+            long waited = Long.parseLong(answer.substring(answer.indexOf("\r\n\r\n") + 4).trim());
+            assertTrue(waited < 500, "the server counted " + waited + " ms of the client's upload as its own wait");
+        }
+    }
+
     private static String raw(WebServer server, String request) throws IOException {
         try (Socket socket = new Socket("127.0.0.1", server.port())) {
             socket.setSoTimeout(10_000);

@@ -121,30 +121,28 @@ final class BodyReader implements Runnable {
     }
 
     private void finish() {
-        synchronized (this) {
-            if (ended) {
-                return;
-            }
-            ended = true;
-            if (check != null) {
-                check.cancel();
-            }
+        if (end()) {
+            long waited = firstDemandNanos == 0 ? 0 : System.nanoTime() - firstDemandNanos;
+            onBody.accept(keptLength == kept.length ? kept : Arrays.copyOf(kept, keptLength), waited);
         }
-        long waited = firstDemandNanos == 0 ? 0 : System.nanoTime() - firstDemandNanos;
-        onBody.accept(keptLength == kept.length ? kept : Arrays.copyOf(kept, keptLength), waited);
     }
 
     private void stalled(String reason) {
-        synchronized (this) {
-            if (ended) {
-                return;
-            }
-            ended = true;
-            if (check != null) {
-                check.cancel();
-            }
+        if (end()) {
+            onStalled.accept(reason);
         }
-        onStalled.accept(reason);
+    }
+
+    /** Ends the read once: true for the one caller that ended it, which answers. */
+    private synchronized boolean end() {
+        if (ended) {
+            return false;
+        }
+        ended = true;
+        if (check != null) {
+            check.cancel();
+        }
+        return true;
     }
 
     private void scheduleCheck() {

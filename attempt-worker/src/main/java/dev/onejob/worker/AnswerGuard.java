@@ -1,9 +1,14 @@
 package dev.onejob.worker;
 
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.json.JsonNumbers;
 import dev.onejob.core.json.StorableText;
+import dev.onejob.core.ledger.AttemptFailure;
 import dev.onejob.providers.CallOutcome;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
@@ -24,14 +29,14 @@ import java.util.Optional;
  */
 final class AnswerGuard {
     /** A result larger than this is refused: it travels in a completion, a job result and a jsonb column. */
-    static final int MAX_RESULT_BYTES = dev.onejob.core.config.ProviderConfig.ANSWER_BYTES_LIMIT;
+    static final int MAX_RESULT_BYTES = ProviderConfig.ANSWER_BYTES_LIMIT;
     /** How much of an answer that is no result is kept for the operator. */
     static final int MAX_KEPT_ANSWER_CHARS = 64 * 1024;
     /** How much of a provider's error text is kept. */
     static final int MAX_MESSAGE_CHARS = 4 * 1024;
     static final String INVALID_ANSWER = "invalid_answer";
-    private static final com.fasterxml.jackson.databind.ObjectWriter AS_SENT = Json.MAPPER.writer()
-            .without(com.fasterxml.jackson.core.JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN);
+    private static final ObjectWriter AS_SENT = Json.MAPPER.writer()
+            .without(JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN);
 
     private AnswerGuard() {
     }
@@ -66,7 +71,7 @@ final class AnswerGuard {
         String written = Json.write(ok.result());
         int bytes = written.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > MAX_RESULT_BYTES) {
-            return new CallOutcome.Failed(dev.onejob.core.ledger.AttemptFailure.ANSWER_TOO_LARGE, "the provider's"
+            return new CallOutcome.Failed(AttemptFailure.ANSWER_TOO_LARGE, "the provider's"
                     + " answer is " + bytes + " bytes, over the " + MAX_RESULT_BYTES + " onejob carries", false, true,
                     null, requestId, kept(written), ok.latency(), ok.usage());
         }
@@ -85,7 +90,7 @@ final class AnswerGuard {
     private static String asSent(JsonNode result) {
         try {
             return AS_SENT.writeValueAsString(result);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             return "(the answer could not be written: " + e.getOriginalMessage() + ")";
         }
     }

@@ -2,24 +2,30 @@ package dev.onejob.worker;
 
 import dev.onejob.core.billing.Usage;
 import dev.onejob.core.config.ProviderConfig;
+import dev.onejob.core.events.AttemptChunk;
 import dev.onejob.core.events.AttemptCommand;
 import dev.onejob.core.events.AttemptCompletion;
 import dev.onejob.core.events.Headers;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.kafka.Topics;
+import dev.onejob.core.ledger.AttemptFailure;
 import dev.onejob.core.service.LogContext;
 import dev.onejob.providers.CallOutcome;
+import dev.onejob.providers.ChunkSink;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -54,12 +60,12 @@ final class Completions implements AutoCloseable {
      * can block while the broker is away). A piece that finds the queue full is dropped: the streams following that
      * attempt see the gap and fall back on the stored result.
      */
-    private final java.util.concurrent.ThreadPoolExecutor chunkSender = new java.util.concurrent.ThreadPoolExecutor(
-            1, 1, 0, TimeUnit.MILLISECONDS, new java.util.concurrent.ArrayBlockingQueue<>(MAX_QUEUED_CHUNKS), r -> {
+    private final ThreadPoolExecutor chunkSender = new ThreadPoolExecutor(
+            1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(MAX_QUEUED_CHUNKS), r -> {
                 Thread t = new Thread(r, "chunk-publisher");
                 t.setDaemon(true);
                 return t;
-            }, new java.util.concurrent.ThreadPoolExecutor.DiscardPolicy());
+            }, new ThreadPoolExecutor.DiscardPolicy());
     static final int MAX_QUEUED_CHUNKS = 10_000;
 
     private final WorkerMetrics metrics;
@@ -95,24 +101,24 @@ final class Completions implements AutoCloseable {
      * the last one marked. Fire and forget: a piece is a live view, and losing one only makes the streams following
      * the job wait for the stored result.
      */
-    dev.onejob.providers.ChunkSink chunkSink(AttemptCommand command) {
-        java.util.concurrent.atomic.AtomicInteger seq = new java.util.concurrent.atomic.AtomicInteger();
-        return new dev.onejob.providers.ChunkSink() {
+    ChunkSink chunkSink(AttemptCommand command) {
+        AtomicInteger seq = new AtomicInteger();
+        return new ChunkSink() {
             @Override
             public void piece(String text) {
-                send(new dev.onejob.core.events.AttemptChunk(command.jobId(), command.attemptId(),
+                send(new AttemptChunk(command.jobId(), command.attemptId(),
                         seq.getAndIncrement(), text, false));
             }
 
             @Override
             public void end() {
-                send(new dev.onejob.core.events.AttemptChunk(command.jobId(), command.attemptId(),
+                send(new AttemptChunk(command.jobId(), command.attemptId(),
                         seq.getAndIncrement(), "", true));
             }
         };
     }
 
-    private void send(dev.onejob.core.events.AttemptChunk chunk) {
+    private void send(AttemptChunk chunk) {
         if (closed) {
             return;
         }
@@ -120,7 +126,7 @@ final class Completions implements AutoCloseable {
             ProducerRecord<String, byte[]> record = new ProducerRecord<>(Topics.ATTEMPT_CHUNKS.name(),
                     chunk.jobId().toString(), Json.write(chunk.toJson()).getBytes(StandardCharsets.UTF_8));
             record.headers().add(Headers.SCHEMA_VERSION,
-                    Integer.toString(dev.onejob.core.events.AttemptChunk.VERSION).getBytes(StandardCharsets.UTF_8));
+                    Integer.toString(AttemptChunk.VERSION).getBytes(StandardCharsets.UTF_8));
             try {
                 producer.send(record, (metadata, error) -> {
                     if (error != null) {
@@ -174,7 +180,7 @@ final class Completions implements AutoCloseable {
     /** The completion without its answer: what goes when the broker refuses the whole one as too large. */
     static AttemptCompletion withoutAnswer(AttemptCompletion completion, String why) {
         return new AttemptCompletion(completion.attemptId(), completion.jobId(), AttemptCompletion.Outcome.FAILED,
-                null, new AttemptCompletion.Error(dev.onejob.core.ledger.AttemptFailure.ANSWER_TOO_LARGE,
+                null, new AttemptCompletion.Error(AttemptFailure.ANSWER_TOO_LARGE,
                         "the completion was refused by the broker (" + why + "); the answer is not kept", false, true,
                         null, null), null,
                 completion.provider(), completion.model(), completion.providerRequestId(), completion.latencyMs(),

@@ -2,7 +2,8 @@ package dev.onejob.worker;
 
 import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.db.DatabaseException;
-import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.ledger.AttemptStarts;
+import dev.onejob.core.ledger.Ledger;
 import dev.onejob.providers.ProviderCall;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * A stream silent past its soft timeout is not renewed: the worker reports it UNKNOWN itself.
  *
  * <p>Consumes the calls the worker launches ({@link #track}) and their ends ({@link #forget}); produces one
- * {@link LedgerStore#renewStarts} per round for the streams that spoke. Owns one scheduler thread. A database away
+ * {@link AttemptStarts#renewStarts} per round for the streams that spoke. Owns one scheduler thread. A database away
  * only skips rounds: the attempt then reads as a plain call with a passed soft deadline, which is safe.
  */
 final class StreamLeases implements AutoCloseable {
@@ -33,7 +34,7 @@ final class StreamLeases implements AutoCloseable {
     private record Lease(ProviderCall call, UUID token, ProviderConfig provider) {
     }
 
-    private final LedgerStore ledger;
+    private final Ledger ledger;
     private final Map<UUID, Lease> leases = new ConcurrentHashMap<>();
     private final ScheduledExecutorService renewer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "stream-leases");
@@ -41,7 +42,7 @@ final class StreamLeases implements AutoCloseable {
         return t;
     });
 
-    StreamLeases(LedgerStore ledger) {
+    StreamLeases(Ledger ledger) {
         this.ledger = ledger;
         renewer.scheduleWithFixedDelay(this::renewSafely, EVERY.toMillis(), EVERY.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -57,15 +58,15 @@ final class StreamLeases implements AutoCloseable {
     /** The streams that spoke within their soft timeout, renewed in one statement; how many rows moved. */
     int renew() {
         long now = System.nanoTime();
-        List<LedgerStore.Start> due = new ArrayList<>();
+        List<AttemptStarts.Start> due = new ArrayList<>();
         leases.forEach((attemptId, lease) -> {
             if (lease.call().streaming() && now - lease.call().lastActivityNanos()
                     < lease.provider().softTimeout().toNanos()) {
-                due.add(new LedgerStore.Start(attemptId, lease.provider().softTimeout(),
+                due.add(new AttemptStarts.Start(attemptId, lease.provider().softTimeout(),
                         AttemptWorker.abandonAfter(lease.provider()), lease.token()));
             }
         });
-        return ledger.renewStarts(due);
+        return ledger.starts().renewStarts(due);
     }
 
     private void renewSafely() {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.onejob.core.billing.Usage;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.json.StorableText;
 import dev.onejob.providers.CallOutcome;
@@ -49,7 +50,7 @@ class AnswerGuardTest {
     @Test
     void anAnswerOverWhatTheTopicsCarryIsTooLargeBilledAndOnlyItsStartIsKept() {
         ObjectNode result = answer("x".repeat(AnswerGuard.MAX_RESULT_BYTES));
-        dev.onejob.core.billing.Usage usage = new dev.onejob.core.billing.Usage(10, 3_000_000, 0);
+        Usage usage = new Usage(10, 3_000_000, 0);
 
         CallOutcome.Failed failed = assertInstanceOf(CallOutcome.Failed.class,
                 AnswerGuard.storable(new CallOutcome.Succeeded(result, null, LATENCY, usage)));

@@ -5,12 +5,22 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.onejob.core.events.AttemptCompletion;
+import dev.onejob.core.json.Json;
+import dev.onejob.core.kafka.KafkaConfig;
+import dev.onejob.core.kafka.Topics;
 import dev.onejob.core.ledger.Attempt;
 import dev.onejob.core.ledger.AttemptStatus;
+import dev.onejob.core.ledger.LedgerEvents;
 import dev.onejob.simulator.Behaviour;
 import dev.onejob.testing.Await;
+import dev.onejob.testing.TestDatabase;
+import dev.onejob.testing.TopicProbe;
+import java.nio.file.Files;
+import java.sql.Connection;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,9 +42,9 @@ class AttemptWorkerIT {
     void aWorkerEvictedFromItsGroupMidPollRejoinsAndGoesOnWorking() throws Exception {
         // given a worker that may go 1 s between polls, and a test transaction holding the row its next attempt is on
         AttemptWorker worker = fixture.startWorker(fixture.providers(Duration.ofSeconds(5), Duration.ofSeconds(10)),
-                new dev.onejob.core.kafka.KafkaConfig(fixture.bootstrap, 1_000));
+                new KafkaConfig(fixture.bootstrap, 1_000));
         Attempt stalled = fixture.submit(1, "I loved it").get(0);
-        try (java.sql.Connection lock = dev.onejob.testing.TestDatabase.shared().dataSource().getConnection()) {
+        try (Connection lock = TestDatabase.shared().dataSource().getConnection()) {
             lock.setAutoCommit(false);
             try (var statement = lock.prepareStatement("SELECT 1 FROM attempts WHERE id = ? FOR UPDATE")) {
                 statement.setObject(1, stalled.id());
@@ -71,7 +81,7 @@ class AttemptWorkerIT {
         assertEquals(AttemptCompletion.Outcome.SUCCEEDED, completions.get(0).outcome());
         assertEquals("positive", completions.get(0).result().path("sentiment").asText());
         assertEquals(1, fixture.primary.requestsWithIdempotencyKey(attempt.id().toString()));
-        assertEquals(AttemptStatus.STARTING, fixture.ledger.attempt(attempt.id()).orElseThrow().status(),
+        assertEquals(AttemptStatus.STARTING, fixture.ledger.lookups().attempt(attempt.id()).orElseThrow().status(),
                 "the worker only starts attempts; the reconciler applies completions");
     }
 
@@ -114,14 +124,14 @@ class AttemptWorkerIT {
     @Test
     void aCommandForAnUnknownProviderOrGarbageIsDeadLetteredAndTheWorkerGoesOn() {
         fixture.startWorker(fixture.providers(Duration.ofSeconds(5), Duration.ofSeconds(10)));
-        fixture.producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(
-                dev.onejob.core.kafka.Topics.ATTEMPT_COMMANDS.name(), "x".getBytes(), "{not json".getBytes()));
+        fixture.producer.send(new ProducerRecord<>(
+                Topics.ATTEMPT_COMMANDS.name(), "x".getBytes(), "{not json".getBytes()));
         Attempt after = fixture.submit(1, "fine").get(0);
         fixture.relay(1);
         assertEquals(1, fixture.completions(List.of(after), 1, Duration.ofSeconds(30)).size());
-        var letters = dev.onejob.testing.TopicProbe.await(fixture.bootstrap,
-                dev.onejob.core.kafka.Topics.ATTEMPT_COMMANDS_DLQ.name(),
-                r -> "{not json".equals(dev.onejob.testing.TopicProbe.text(r.value())), 1, Duration.ofSeconds(20));
+        var letters = TopicProbe.await(fixture.bootstrap,
+                Topics.ATTEMPT_COMMANDS_DLQ.name(),
+                r -> "{not json".equals(TopicProbe.text(r.value())), 1, Duration.ofSeconds(20));
         assertEquals(1, letters.size());
         assertTrue(new String(letters.get(0).headers().lastHeader("onejob-dlq-reason").value()).contains("not a valid"));
     }
@@ -133,7 +143,7 @@ class AttemptWorkerIT {
             // given N workers that share the 3 partitions (a worker takes a poll of 500 in one statement: one that
             // joined alone first would take all 1000 before the group rebalanced), then 1000 commands, each twice
             List<Attempt> attempts = fixture.submit(1000, "scale");
-            List<AttemptWorker> started = new java.util.ArrayList<>();
+            List<AttemptWorker> started = new ArrayList<>();
             for (int i = 0; i < workers; i++) {
                 started.add(fixture.startWorker(providers));
             }
@@ -172,22 +182,22 @@ class AttemptWorkerIT {
             fixture.relay(1);
             Await.until(Duration.ofSeconds(60), "the worker process to call the provider", () ->
                     fixture.primary.requestsWithIdempotencyKey(attempt.id().toString()) == 1);
-            assertEquals(AttemptStatus.STARTING, fixture.ledger.attempt(attempt.id()).orElseThrow().status());
+            assertEquals(AttemptStatus.STARTING, fixture.ledger.lookups().attempt(attempt.id()).orElseThrow().status());
         } finally {
             // when it is killed mid-call
             worker.destroyForcibly().waitFor();
         }
-        String log = java.nio.file.Files.readString(WorkerProcess.LOG);
+        String log = Files.readString(WorkerProcess.LOG);
         assertTrue(log.contains("event=attempt_started"), "the worker's log was captured");
         assertTrue(!log.contains(WorkerProcess.API_KEY), "the provider API key never appears in the log");
 
         // and a new worker starts and the command is delivered again
         fixture.startWorker(fixture.providers(Duration.ofSeconds(1), Duration.ofSeconds(2)));
         Attempt redelivered = fixture.submit(1, "a marker job behind the redelivery").get(0);
-        fixture.producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(
-                dev.onejob.core.kafka.Topics.ATTEMPT_COMMANDS.name(), attempt.jobId().toString().getBytes(),
-                dev.onejob.core.json.Json.write(dev.onejob.core.ledger.LedgerEvents.attemptCommand(
-                        fixture.ledger.job(attempt.jobId()).orElseThrow(), attempt).toJson()).getBytes())).get();
+        fixture.producer.send(new ProducerRecord<>(
+                Topics.ATTEMPT_COMMANDS.name(), attempt.jobId().toString().getBytes(),
+                Json.write(LedgerEvents.attemptCommand(
+                        fixture.ledger.lookups().job(attempt.jobId()).orElseThrow(), attempt).toJson()).getBytes())).get();
         fixture.relay(1);
         // (the killed member holds its partitions until its 10 s session times out)
         assertEquals(1, fixture.completions(List.of(redelivered), 1, Duration.ofSeconds(60)).size());
@@ -195,8 +205,8 @@ class AttemptWorkerIT {
         // then no second call was made, and the sweeper turns the attempt UNKNOWN (never FAILED, never PENDING)
         assertEquals(1, fixture.primary.requestsWithIdempotencyKey(attempt.id().toString()));
         Await.until(Duration.ofSeconds(10), "the soft deadline to pass and the sweep", () -> {
-            fixture.ledger.sweepOverdue(100);
-            return fixture.ledger.attempt(attempt.id()).orElseThrow().status() == AttemptStatus.UNKNOWN;
+            fixture.ledger.starts().sweepOverdue(100);
+            return fixture.ledger.lookups().attempt(attempt.id()).orElseThrow().status() == AttemptStatus.UNKNOWN;
         });
     }
 }

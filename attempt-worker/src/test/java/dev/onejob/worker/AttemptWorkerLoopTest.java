@@ -12,7 +12,7 @@ import dev.onejob.core.events.AttemptCompletion;
 import dev.onejob.core.events.Headers;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.Topics;
-import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.ledger.Ledger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
@@ -28,6 +29,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
@@ -54,8 +56,8 @@ class AttemptWorkerLoopTest {
         WorkerMetrics metrics = new WorkerMetrics();
         // The ledger's pool is never opened: a command the worker cannot act on must not reach PostgreSQL.
         AttemptWorker worker = new AttemptWorker(consumer, deadLetters, new Completions(completions, metrics, Duration.ofMillis(1)),
-                new LedgerStore(Database.wrap(null)), Providers.load(Path.of("../config/providers.yaml"), Map.of()),
-                Contracts.load(Path.of("../config/contracts")), (provider, contract, variables, attempt) -> {
+                new Ledger(Database.wrap(null)), Providers.load(Path.of("../config/providers.yaml"), Map.of()),
+                Contracts.load(Path.of("../config/contracts")), (provider, contract, variables, attempt, sink) -> {
                     calls.incrementAndGet();
                     throw new AssertionError("no provider may be called");
                 }, 8, metrics);
@@ -104,7 +106,7 @@ class AttemptWorkerLoopTest {
             @Override
             public synchronized void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets) {
                 if (commits.incrementAndGet() == 1) {
-                    throw new org.apache.kafka.common.errors.TimeoutException("Timeout of 60000ms expired before"
+                    throw new TimeoutException("Timeout of 60000ms expired before"
                             + " successfully committing offsets");
                 }
                 super.commitSync(offsets);
@@ -115,8 +117,8 @@ class AttemptWorkerLoopTest {
         WorkerMetrics metrics = new WorkerMetrics();
         AttemptWorker worker = new AttemptWorker(consumer, deadLetters, new Completions(new MockProducer<>(true, null,
                 new StringSerializer(), new ByteArraySerializer()), metrics, Duration.ofMillis(1)),
-                new LedgerStore(Database.wrap(null)), Providers.load(Path.of("../config/providers.yaml"), Map.of()),
-                Contracts.load(Path.of("../config/contracts")), (provider, contract, variables, attempt) -> {
+                new Ledger(Database.wrap(null)), Providers.load(Path.of("../config/providers.yaml"), Map.of()),
+                Contracts.load(Path.of("../config/contracts")), (provider, contract, variables, attempt, sink) -> {
                     throw new AssertionError("no provider may be called");
                 }, 8, metrics);
         consumer.schedulePollTask(() -> {
@@ -159,7 +161,7 @@ class AttemptWorkerLoopTest {
             // which a resend can grow between the check and the refusal) refuses exactly twelve sends
             int refused = 0;
             while (refused < 12) {
-                if (producer.errorNext(new org.apache.kafka.common.errors.TimeoutException("broker away"))) {
+                if (producer.errorNext(new TimeoutException("broker away"))) {
                     refused++;
                 }
                 Thread.onSpinWait();
@@ -171,7 +173,7 @@ class AttemptWorkerLoopTest {
         broker.start();
 
         // when it is published
-        completions.publishAsync(completion).get(30, java.util.concurrent.TimeUnit.SECONDS);
+        completions.publishAsync(completion).get(30, TimeUnit.SECONDS);
         broker.join(5_000);
 
         // then the thirteenth send went through, carrying the same completion

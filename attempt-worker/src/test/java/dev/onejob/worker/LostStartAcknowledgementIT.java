@@ -8,7 +8,7 @@ import dev.onejob.core.events.AttemptCompletion;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.ledger.Attempt;
 import dev.onejob.core.ledger.AttemptStatus;
-import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.ledger.Ledger;
 import dev.onejob.testing.TestDatabase;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -36,7 +36,7 @@ class LostStartAcknowledgementIT {
     void aStartWhoseCommitSucceededButWhoseAnswerWasLostIsRecognisedAndCalledOnce() {
         // given a worker whose next COMMIT succeeds but reports a lost connection
         AtomicBoolean armed = new AtomicBoolean(true);
-        LedgerStore faulty = new LedgerStore(Database.wrap(losingTheAnswerToCommit(TestDatabase.shared().dataSource(),
+        Ledger faulty = new Ledger(Database.wrap(losingTheAnswerToCommit(TestDatabase.shared().dataSource(),
                 armed)));
         fixture.startWorker(fixture.providers(Duration.ofSeconds(5), Duration.ofSeconds(10)),
                 new KafkaConfig(fixture.bootstrap), faulty);
@@ -58,15 +58,15 @@ class LostStartAcknowledgementIT {
         // given a worker whose next COMMIT succeeds but reports a lost connection, and a sweeper that makes the
         // attempt UNKNOWN before the worker hears from PostgreSQL again
         AtomicBoolean armed = new AtomicBoolean(true);
-        LedgerStore real = new LedgerStore(Database.wrap(TestDatabase.shared().dataSource()));
+        Ledger real = new Ledger(Database.wrap(TestDatabase.shared().dataSource()));
         AtomicReference<Attempt> submitted = new AtomicReference<>();
         // (the worker's group may still have other tests' commands to read: the fault waits for this attempt's start)
-        LedgerStore faulty = new LedgerStore(Database.wrap(new HookedDataSource(TestDatabase.shared().dataSource(),
+        Ledger faulty = new Ledger(Database.wrap(new HookedDataSource(TestDatabase.shared().dataSource(),
                 () -> {
                     Attempt ours = submitted.get();
-                    if (ours != null && real.attempt(ours.id()).orElseThrow().status() == AttemptStatus.STARTING
+                    if (ours != null && real.lookups().attempt(ours.id()).orElseThrow().status() == AttemptStatus.STARTING
                             && armed.compareAndSet(true, false)) {
-                        real.markUnknown(ours.id());
+                        real.starts().markUnknown(ours.id());
                         throw new SQLException("An I/O error occurred while sending to the backend.", "08006");
                     }
                 })));
@@ -83,7 +83,7 @@ class LostStartAcknowledgementIT {
         assertFalse(armed.get(), "the fault was injected");
         assertEquals(1, completions.size(), completions.toString());
         assertEquals(AttemptCompletion.Outcome.FAILED, completions.get(0).outcome());
-        assertEquals(AttemptWorker.NOT_SENT, completions.get(0).error().code());
+        assertEquals(StartsInDoubt.NOT_SENT, completions.get(0).error().code());
         assertFalse(completions.get(0).error().sent());
         assertEquals(0, fixture.primary.requestsWithIdempotencyKey(attempt.id().toString()));
     }

@@ -9,7 +9,6 @@ import dev.onejob.core.ledger.Attempt;
 import dev.onejob.simulator.Behaviour;
 import dev.onejob.simulator.LedgerEntry;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,7 +50,7 @@ class ManyCallsInFlightIT {
             Thread.sleep(50);
         }
         List<AttemptCompletion> completions = fixture.completions(attempts, JOBS, Duration.ofSeconds(90));
-        long peakAtSimulator = peakHeld(fixture.primary.ledger());
+        long peakAtSimulator = LedgerEntry.peakHeld(fixture.primary.ledger());
         assertTrue(peakAtSimulator >= REQUIRED_IN_FLIGHT, "the simulator held at most " + peakAtSimulator
                 + " requests at once (the worker counted " + peakWorker + " calls in flight)");
 
@@ -67,26 +66,5 @@ class ManyCallsInFlightIT {
         assertTrue(completions.stream().allMatch(c -> c.outcome() == AttemptCompletion.Outcome.SUCCEEDED),
                 "every completion SUCCEEDED");
         assertEquals(JOBS, worker.started());
-    }
-
-    /** The most requests held at once: received and not yet answered. */
-    private static long peakHeld(List<LedgerEntry> ledger) {
-        List<long[]> events = new ArrayList<>();
-        for (LedgerEntry entry : ledger) {
-            events.add(new long[] {micros(entry.receivedAt()), 1});
-            events.add(new long[] {entry.answeredAt() == null ? Long.MAX_VALUE : micros(entry.answeredAt()), -1});
-        }
-        events.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
-        long current = 0;
-        long peak = 0;
-        for (long[] event : events) {
-            current += event[1];
-            peak = Math.max(peak, current);
-        }
-        return peak;
-    }
-
-    private static long micros(java.time.Instant instant) {
-        return instant.getEpochSecond() * 1_000_000L + instant.getNano() / 1_000;
     }
 }

@@ -8,7 +8,7 @@ import dev.onejob.core.events.AttemptCompletion;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.ledger.Attempt;
 import dev.onejob.core.ledger.AttemptStatus;
-import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.ledger.Ledger;
 import dev.onejob.testing.TestDatabase;
 import java.time.Duration;
 import java.util.List;
@@ -43,9 +43,9 @@ class ShutdownMidPollIT {
         // (the worker's group may still have other tests' commands to read: the hold waits for one of ours)
         AtomicBoolean first = new AtomicBoolean(true);
         AtomicReference<List<Attempt>> ours = new AtomicReference<>(List.of());
-        LedgerStore held = new LedgerStore(Database.wrap(new HookedDataSource(TestDatabase.shared().dataSource(),
+        Ledger held = new Ledger(Database.wrap(new HookedDataSource(TestDatabase.shared().dataSource(),
                 () -> {
-                    boolean oursStarted = ours.get().stream().anyMatch(a -> fixture.ledger.attempt(a.id())
+                    boolean oursStarted = ours.get().stream().anyMatch(a -> fixture.ledger.lookups().attempt(a.id())
                             .orElseThrow().status() == AttemptStatus.STARTING);
                     if (oursStarted && first.compareAndSet(true, false)) {
                         inCommit.countDown();
@@ -72,7 +72,7 @@ class ShutdownMidPollIT {
 
         // then every attempt that start committed was called once and its answer published, and every other
         // attempt stays PENDING, uncalled, for another worker
-        List<Attempt> started = attempts.stream().filter(a -> fixture.ledger.attempt(a.id()).orElseThrow().status()
+        List<Attempt> started = attempts.stream().filter(a -> fixture.ledger.lookups().attempt(a.id()).orElseThrow().status()
                 != AttemptStatus.PENDING).toList();
         assertTrue(!started.isEmpty(), "the held start committed");
         List<AttemptCompletion> completions = fixture.completions(started, started.size(), Duration.ofSeconds(20));

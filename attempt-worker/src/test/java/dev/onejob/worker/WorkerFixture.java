@@ -11,16 +11,18 @@ import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.kafka.KafkaTopics;
 import dev.onejob.core.kafka.Topics;
 import dev.onejob.core.ledger.Attempt;
-import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.ledger.Ledger;
 import dev.onejob.core.ledger.NewJob;
 import dev.onejob.core.ledger.SubmitOutcome;
-import dev.onejob.core.outbox.OutboxStore;
+import dev.onejob.core.outbox.OutboxEvent;
+import dev.onejob.core.outbox.OutboxLeases;
+import dev.onejob.providers.ProviderClients;
 import dev.onejob.simulator.ProviderSimulator;
 import dev.onejob.simulator.SimulatorConfig;
 import dev.onejob.testing.TestDatabase;
 import dev.onejob.testing.TestKafka;
 import dev.onejob.testing.TopicProbe;
-import dev.onejob.providers.ProviderClients;
+import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -45,7 +47,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  */
 final class WorkerFixture implements AutoCloseable {
     final Database database = Database.wrap(TestDatabase.shared().dataSource());
-    final LedgerStore ledger = new LedgerStore(database);
+    final Ledger ledger = new Ledger(database);
     final String bootstrap = TestKafka.shared().bootstrapServers();
     final ProviderSimulator primary = simulator("primary");
     final ProviderSimulator backup = simulator("backup");
@@ -66,7 +68,7 @@ final class WorkerFixture implements AutoCloseable {
     private static ProviderSimulator simulator(String name) {
         try {
             return ProviderSimulator.start(SimulatorConfig.defaults().withName(name));
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalStateException("cannot start the " + name + " simulator", e);
         }
     }
@@ -88,12 +90,12 @@ final class WorkerFixture implements AutoCloseable {
     }
 
     /** A worker writing its transitions through {@code workerLedger} (one with a fault injected, say). */
-    AttemptWorker startWorker(Providers providers, KafkaConfig kafka, LedgerStore workerLedger) {
+    AttemptWorker startWorker(Providers providers, KafkaConfig kafka, Ledger workerLedger) {
         return startWorker(providers, kafka, workerLedger, 256);
     }
 
     /** A worker that holds at most {@code maxInFlight} calls at once. */
-    AttemptWorker startWorker(Providers providers, KafkaConfig kafka, LedgerStore workerLedger, int maxInFlight) {
+    AttemptWorker startWorker(Providers providers, KafkaConfig kafka, Ledger workerLedger, int maxInFlight) {
         AttemptWorker worker = new AttemptWorker(kafka, "test-worker-" + workers.size(), workerLedger,
                 providers, contracts, clients, maxInFlight, new WorkerMetrics());
         Thread thread = new Thread(worker, "test-worker-" + workers.size());
@@ -114,7 +116,7 @@ final class WorkerFixture implements AutoCloseable {
     List<Attempt> submit(int n, String text) {
         List<Attempt> attempts = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            SubmitOutcome.Created created = (SubmitOutcome.Created) ledger.submit(new NewJob("owner-w",
+            SubmitOutcome.Created created = (SubmitOutcome.Created) ledger.submissions().submit(new NewJob("owner-w",
                     "w-" + UUID.randomUUID(), Json.parse("{\"contract\":\"sentiment\",\"variables\":{\"text\":\""
                     + text + "\"},\"target\":\"primary\",\"fallbacks\":[\"backup\"]}"), "sentiment", "primary",
                     List.of("backup")));
@@ -125,12 +127,12 @@ final class WorkerFixture implements AutoCloseable {
 
     /** Publishes every queued outbox event, {@code copies} times each (copies > 1 plays redelivery). */
     void relay(int copies) {
-        List<OutboxStore.OutboxEvent> events;
-        java.util.UUID holder = java.util.UUID.randomUUID();
-        while (!(events = OutboxStore.lease(database, 500, Duration.ofSeconds(30), holder)).isEmpty()) {
+        List<OutboxEvent> events;
+        UUID holder = UUID.randomUUID();
+        while (!(events = OutboxLeases.lease(database, 500, Duration.ofSeconds(30), holder)).isEmpty()) {
             List<Future<?>> acks = new ArrayList<>();
             for (int copy = 0; copy < copies; copy++) {
-                for (OutboxStore.OutboxEvent event : events) {
+                for (OutboxEvent event : events) {
                     acks.add(producer.send(new ProducerRecord<>(event.topic(),
                             event.messageKey().getBytes(StandardCharsets.UTF_8),
                             Json.write(event.payload()).getBytes(StandardCharsets.UTF_8))));
@@ -143,7 +145,7 @@ final class WorkerFixture implements AutoCloseable {
                     throw new IllegalStateException("the test relay could not publish", e);
                 }
             }
-            OutboxStore.markSent(database, events, holder);
+            OutboxLeases.markSent(database, events, holder);
         }
     }
 

@@ -1,7 +1,6 @@
 package dev.onejob.bench;
 
 import dev.onejob.bench.report.Results;
-import dev.onejob.launcher.cli.ModuleCommand;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -31,14 +30,6 @@ public final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         return run(root(), quick, out == null ? null : out.toAbsolutePath());
-    }
-
-    /** Registers {@code bench} with the launcher's command tree. */
-    public static final class Module implements ModuleCommand {
-        @Override
-        public Class<?> command() {
-            return BenchCommand.class;
-        }
     }
 
     /** Runs the benchmark; the exit status described above. */

@@ -1,13 +1,14 @@
 package dev.onejob.bench;
 
-import dev.onejob.infra.RunFiles;
-import dev.onejob.infra.proc.ChildProcess;
 import dev.onejob.bench.proc.JfrRecorder;
-import dev.onejob.infra.proc.ProcessRunner;
 import dev.onejob.bench.proc.ResourceMonitor;
 import dev.onejob.bench.report.Results;
+import dev.onejob.infra.RunFiles;
+import dev.onejob.infra.proc.ChildProcess;
+import dev.onejob.infra.proc.ProcessRunner;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * What every phase works with: the settings, the run's database, broker, files and processes, the results, and the
@@ -16,7 +17,7 @@ import java.util.Map;
  */
 record BenchContext(BenchSettings settings, ProcessRunner runner, ResourceMonitor monitor, JfrRecorder jfr,
                     Results results, BenchDatabase database, BenchKafka kafka, RunFiles files, Services services,
-                    Map<String, Long> expectedJobs, java.util.Set<String> certificationCalls) {
+                    Map<String, Long> expectedJobs, Set<String> certificationCalls) {
 
     /** Measures a phase: CPU by consumer, the memory of the tracked processes, and flight recordings of {@code profiled}. */
     PhaseWindow window(String phase, List<ChildProcess> profiled) {

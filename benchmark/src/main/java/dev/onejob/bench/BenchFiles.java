@@ -1,7 +1,11 @@
 package dev.onejob.bench;
 
 import dev.onejob.infra.RunFiles;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
 
@@ -33,13 +37,13 @@ final class BenchFiles {
                 new RunFiles.Timeouts(Duration.ofSeconds(1), Duration.ofSeconds(2)),
                 new RunFiles.Timeouts(Duration.ofSeconds(5), Duration.ofSeconds(10)), true);
         try {
-            java.nio.file.Files.writeString(files.providersFile(), """
+            Files.writeString(files.providersFile(), """
                       - {id: %s, protocol: anthropic-messages, base_url: '${SIM_BACKUP_URL}',
                          model: claude-sonnet-4-5, api_key_env: BACKUP_API_KEY, soft_timeout: %dms, hard_timeout: %dms}
                     """.formatted(SLOW, SLOW_SOFT_TIMEOUT.toMillis(), SLOW_HARD_TIMEOUT.toMillis()),
-                    java.nio.file.StandardOpenOption.APPEND);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException("cannot add the slow provider to " + files.providersFile(), e);
+                    StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot add the slow provider to " + files.providersFile(), e);
         }
         return files;
     }

@@ -2,16 +2,21 @@ package dev.onejob.bench;
 
 import dev.onejob.bench.proc.JfrRecorder;
 import dev.onejob.bench.proc.JfrSummary;
-import dev.onejob.infra.RunFiles;
-import dev.onejob.infra.proc.ProcessRunner;
 import dev.onejob.bench.proc.ResourceMonitor;
 import dev.onejob.bench.report.Phases;
 import dev.onejob.bench.report.ReportWriter;
 import dev.onejob.bench.report.Results;
 import dev.onejob.bench.report.Targets;
+import dev.onejob.infra.RunFiles;
+import dev.onejob.infra.proc.ProcessRunner;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.LocalTime;
 import java.time.temporal.ChronoUnit;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -60,7 +65,7 @@ final class Benchmark {
             RunFiles files = BenchFiles.write(output.work().resolve("config"), settings.root());
             try (Services services = new Services(runner, monitor, files, database, kafka.bootstrapServers())) {
                 BenchContext context = new BenchContext(settings, runner, monitor, jfr, results, database, kafka, files,
-                        services, new LinkedHashMap<>(), new java.util.HashSet<>());
+                        services, new LinkedHashMap<>(), new HashSet<>());
                 results.settings().put("services run from", services.launchMode());
                 phases(context, services);
                 if (!services.restarts().isEmpty()) {
@@ -88,14 +93,14 @@ final class Benchmark {
 
     /** A fresh work directory: Kafka Streams' state or GC logs of an earlier run must not leak into this one. */
     private Path cleanWorkDirectory() {
-        try (var paths = java.nio.file.Files.walk(output.work())) {
-            for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                java.nio.file.Files.delete(path);
+        try (var paths = Files.walk(output.work())) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
             }
-        } catch (java.nio.file.NoSuchFileException e) {
+        } catch (NoSuchFileException e) {
             // Nothing from an earlier run.
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException("cannot clean the work directory " + output.work(), e);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot clean the work directory " + output.work(), e);
         }
         return output.work();
     }

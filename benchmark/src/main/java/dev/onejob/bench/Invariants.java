@@ -13,6 +13,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
@@ -153,7 +154,7 @@ final class Invariants {
     }
 
     private Map<String, Integer> countBy(String topic,
-                                         java.util.function.Function<ConsumerRecord<byte[], byte[]>, String> key) {
+                                         Function<ConsumerRecord<byte[], byte[]>, String> key) {
         Map<String, Integer> counts = new HashMap<>();
         for (ConsumerRecord<byte[], byte[]> record : KafkaSupport.readAll(context.kafka().bootstrapServers(), topic)) {
             counts.merge(key.apply(record), 1, Integer::sum);

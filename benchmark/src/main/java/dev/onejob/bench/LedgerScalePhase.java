@@ -10,9 +10,14 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Phase 14, a ledger at scale: submit latency (an open loop at a fixed rate) and the usage query's latency
@@ -124,10 +129,10 @@ final class LedgerScalePhase {
      * a year of daily usage, then analyzes.
      */
     private void grow(long jobs, String owner) throws Exception {
-        java.util.concurrent.ExecutorService loaders = java.util.concurrent.Executors.newFixedThreadPool(2);
-        java.util.concurrent.atomic.AtomicLong added = new java.util.concurrent.atomic.AtomicLong();
+        ExecutorService loaders = Executors.newFixedThreadPool(2);
+        AtomicLong added = new AtomicLong();
         try {
-            List<java.util.concurrent.Future<?>> chunks = new java.util.ArrayList<>();
+            List<Future<?>> chunks = new ArrayList<>();
             for (long from = 1; from <= jobs; from += CHUNK) {
                 long first = from;
                 long last = Math.min(jobs, from + CHUNK - 1);
@@ -137,7 +142,7 @@ final class LedgerScalePhase {
                             + " jobs added");
                 }));
             }
-            for (java.util.concurrent.Future<?> chunk : chunks) {
+            for (Future<?> chunk : chunks) {
                 chunk.get();
             }
         } finally {

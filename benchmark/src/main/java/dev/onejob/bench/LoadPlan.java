@@ -3,12 +3,13 @@ package dev.onejob.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.onejob.infra.proc.ChildProcess;
 import dev.onejob.core.json.Json;
+import dev.onejob.infra.proc.ChildProcess;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -86,7 +87,7 @@ final class LoadPlan {
         if (exit != 0 || !Files.exists(resultFile)) {
             throw new IllegalStateException("the load generator " + name + " exited " + exit + ":\n" + loadgen.tail(20));
         }
-        Map<String, JsonNode> byName = new java.util.LinkedHashMap<>();
+        Map<String, JsonNode> byName = new LinkedHashMap<>();
         for (JsonNode step : Json.MAPPER.readTree(Files.readString(resultFile)).path("steps")) {
             byName.put(step.path("name").asText(), step);
         }

@@ -3,6 +3,7 @@ package dev.onejob.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 
 /** What the run ran on and with: cores, memory, CPU model, OS, JVM; PostgreSQL, Kafka and onejob versions. */
@@ -77,11 +78,11 @@ final class Machine {
         return null;
     }
 
-    private static java.util.List<String> lines(Path path) {
+    private static List<String> lines(Path path) {
         try {
             return Files.readAllLines(path);
         } catch (IOException e) {
-            return java.util.List.of();
+            return List.of();
         }
     }
 }

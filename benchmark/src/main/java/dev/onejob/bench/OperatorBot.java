@@ -1,5 +1,6 @@
 package dev.onejob.bench;
 
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -90,7 +91,7 @@ final class OperatorBot implements AutoCloseable {
             } else {
                 failures.incrementAndGet();
             }
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             failures.incrementAndGet();
         }
     }

@@ -1,13 +1,14 @@
 package dev.onejob.bench;
 
-import dev.onejob.infra.proc.ProcessRunner;
 import dev.onejob.bench.report.Phases;
 import dev.onejob.bench.report.Targets;
+import dev.onejob.infra.proc.ProcessRunner;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -15,8 +16,8 @@ import java.util.regex.Pattern;
 
 /**
  * Phase 1, PostgreSQL's limit on this machine: pgbench ({@code -n -M prepared -T N}, 1 and 8 clients) running the
- * project's own statements against the real {@code jobs} table: {@code LedgerStore.INSERT_JOB_IF_ABSENT} (random keys
- * from {@code \set ... random()}) and {@code LedgerStore.COMPLETE_JOB_IF_UNCLAIMED} against pre-created RUNNING jobs
+ * project's own statements against the real {@code jobs} table: {@code INSERT_JOB_IF_ABSENT} (random keys
+ * from {@code \set ... random()}) and {@code COMPLETE_JOB_IF_UNCLAIMED} against pre-created RUNNING jobs
  * each with a STARTING attempt, as the table's CHECKs, transition trigger and {@code completed_by} foreign key
  * require. Each CAS run picks jobs at random from its own pool; a pick of an already completed job updates no row
  * (a lost CAS, as in the service), and the share that won is reported. The tables are emptied afterwards.
@@ -83,7 +84,7 @@ final class PgbenchPhase {
         context.database().execute("VACUUM ANALYZE");
     }
 
-    private final java.util.Map<Integer, Long> transactions = new java.util.HashMap<>();
+    private final Map<Integer, Long> transactions = new HashMap<>();
 
     private void measure(String pgbench, Path script, int clients, List<String> extra, String what, String label) {
         context.database().execute("CHECKPOINT");

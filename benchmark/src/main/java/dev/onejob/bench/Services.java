@@ -1,11 +1,13 @@
 package dev.onejob.bench;
 
+import dev.onejob.bench.proc.ResourceMonitor;
 import dev.onejob.core.config.Env;
 import dev.onejob.infra.RunFiles;
-import dev.onejob.infra.ServiceEnv;
 import dev.onejob.infra.proc.ChildProcess;
 import dev.onejob.infra.proc.ProcessRunner;
-import dev.onejob.bench.proc.ResourceMonitor;
+import dev.onejob.stack.Role;
+import dev.onejob.stack.ServiceEnv;
+import dev.onejob.stack.ServiceProcesses;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,14 +18,20 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The processes under test, each alone as in docs/operations.md: two provider simulators ({@code primary}, which
- * hangs on the timeout run's marker, and {@code backup}), the ingest service (HTTP API, job-requests consumer, outbox
- * relay), one attempt worker and the result reconciler, configured by environment variables as documented. Every
- * JVM runs with default heap settings plus a GC log (for the peak heap) and is tracked by the resource monitor.
+ * The processes under test, each alone as in docs/operations.md, on the stack kit ({@link ServiceProcesses}): two
+ * provider simulators ({@code primary}, which hangs on the timeout run's marker, and {@code backup}), the ingest
+ * service (HTTP API, job-requests consumer, outbox relay), one attempt worker and the result reconciler (more of
+ * each while the scaling phase runs), configured by environment variables as documented. Every JVM runs with
+ * default heap settings plus a GC log (for the peak heap) and is tracked by the resource monitor; a service that
+ * exits during startup (on this shared machine, mostly "too many clients" from PostgreSQL while other builds run) is
+ * started again, up to three times, and each such restart is noted in the report's settings.
  */
 final class Services implements AutoCloseable {
     static final String HANG_MARKER = "[[bench-hang]]";
     static final long HANG_MS = 3_000;
+    private static final String INGEST = "ingest-service";
+    private static final String WORKER = "attempt-worker";
+    private static final String RECONCILER = "result-reconciler";
     private static final Pattern STARTED_URL = Pattern.compile("event=started .*url=(http://\\S+)");
     private static final Pattern INGEST_STARTED = Pattern.compile("event=started service=ingest-service http=http://[^:]+:(\\d+)");
     private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
@@ -33,14 +41,11 @@ final class Services implements AutoCloseable {
     private final RunFiles files;
     private final BenchDatabase database;
     private final String bootstrapServers;
-    private final List<ChildProcess> started = new ArrayList<>();
+    private final ServiceProcesses processes;
     private final List<String> restarts = new ArrayList<>();
-    private ChildProcess ingest;
-    private ChildProcess worker;
-    private ChildProcess reconciler;
     /** Workers and reconcilers beyond the first, while the scaling phase runs them. */
-    private final List<ChildProcess> extraWorkers = new ArrayList<>();
-    private final List<ChildProcess> extraReconcilers = new ArrayList<>();
+    private int extraWorkers;
+    private int extraReconcilers;
     private String primaryUrl;
     private String backupUrl;
     private int ingestPort;
@@ -52,6 +57,23 @@ final class Services implements AutoCloseable {
         this.files = files;
         this.database = database;
         this.bootstrapServers = bootstrapServers;
+        this.processes = new ServiceProcesses(runner, new ServiceProcesses.Options(START_TIMEOUT, 3,
+                Duration.ofSeconds(3), false), this::serviceEnv, this::jvmArgs, new ServiceProcesses.Events() {
+                    @Override
+                    public void launched(ChildProcess process) {
+                        track(process);
+                    }
+
+                    @Override
+                    public void restarting(String name, ChildProcess exited, IllegalStateException failure) {
+                        restarts.add(name + " exited during startup and was started again: "
+                                + failure.getMessage().lines().filter(l -> l.contains("Exception")
+                                        || l.contains("FATAL")).findFirst().orElse("").trim());
+                    }
+                });
+        processes.add(INGEST, Role.INGEST);
+        processes.add(WORKER, Role.WORKER);
+        processes.add(RECONCILER, Role.RECONCILER);
     }
 
     void startSimulators() {
@@ -63,83 +85,40 @@ final class Services implements AutoCloseable {
     }
 
     private ChildProcess simulator(String name, String simName, Map<String, String> extra) {
-        Map<String, String> env = new HashMap<>(extra);
-        env.put("SIM_PORT", "0");
-        env.put("SIM_NAME", simName);
-        env.put("SIM_API_KEY", BenchFiles.API_KEY);
+        Map<String, String> env = ServiceEnv.simulator(simName, 0, BenchFiles.API_KEY);
+        env.putAll(extra);
         ChildProcess process = runner.java(name, jvmArgs(name), "dev.onejob.bench.sim.BenchSimulatorMain", List.of(),
                 env);
+        processes.track(name, process);
         track(process);
         return process;
     }
 
     void startIngest() {
-        ingest = launch("ingest-service", () -> runner.service("ingest-service", "ingest-service",
-                "dev.onejob.ingest.IngestMain", jvmArgs("ingest-service"), serviceEnv("ingest")), INGEST_STARTED);
-        Matcher port = ingest.awaitLine(INGEST_STARTED, START_TIMEOUT);
+        Matcher port = processes.start(INGEST).awaitLine(INGEST_STARTED, START_TIMEOUT);
         ingestPort = Integer.parseInt(port.group(1));
     }
 
     /** One after the other: each applies the migrations at start, and PostgreSQL here is shared with other work. */
     void startWorkerAndReconciler() {
         startWorker();
-        Map<String, String> reconcilerEnv = serviceEnv("reconciler");
-        reconcilerEnv.put("STREAMS_STATE_DIR", runner.logs().resolve("streams").toString());
         // Its first rebalance may still run after "started": the end-to-end phase's unrecorded warm-up absorbs it.
-        reconciler = launch("result-reconciler", () -> runner.service("result-reconciler", "result-reconciler",
-                "dev.onejob.reconciler.ReconcilerMain", jvmArgs("result-reconciler"), reconcilerEnv),
-                Pattern.compile("event=started service=result-reconciler"));
+        processes.start(RECONCILER);
     }
 
     /** Starts the attempt worker (again, after {@link #stopWorker}) and waits until it polls. */
     void startWorker() {
-        worker = launch("attempt-worker", () -> runner.service("attempt-worker", "attempt-worker",
-                "dev.onejob.worker.WorkerMain", jvmArgs("attempt-worker"), serviceEnv("worker")),
-                Pattern.compile("event=started service=attempt-worker"));
+        processes.start(WORKER);
     }
 
     /** Stops the attempt worker (SIGTERM: it drains its calls in flight) and stops tracking it. */
     void stopWorker() {
-        if (worker != null) {
-            monitor.untrack(worker.name());
-            worker.close();
-            worker = null;
-        }
+        stopTracked(WORKER);
     }
 
     /** The worker's process, or null while it is stopped. */
     ChildProcess worker() {
-        return worker;
-    }
-
-    /**
-     * Starts a service and waits until it is ready; a service that exits during startup (on this shared machine,
-     * mostly "too many clients" from PostgreSQL while other builds run) is started again, up to three times, and
-     * each such restart is noted in the report's settings.
-     */
-    private ChildProcess launch(String name, java.util.function.Supplier<ChildProcess> start, Pattern ready) {
-        for (int attempt = 1; ; attempt++) {
-            ChildProcess process = start.get();
-            track(process);
-            try {
-                process.awaitLine(ready, START_TIMEOUT);
-                return process;
-            } catch (IllegalStateException e) {
-                if (process.isAlive() || attempt == 3) {
-                    throw e;
-                }
-                restarts.add(name + " exited during startup and was started again: "
-                        + e.getMessage().lines().filter(l -> l.contains("Exception") || l.contains("FATAL"))
-                        .findFirst().orElse("").trim());
-                process.close();
-                try {
-                    Thread.sleep(3_000);
-                } catch (InterruptedException interrupted) {
-                    Thread.currentThread().interrupt();
-                    throw e;
-                }
-            }
-        }
+        return processes.process(WORKER);
     }
 
     /**
@@ -148,33 +127,30 @@ final class Services implements AutoCloseable {
      * instance id, in the same consumer group, started or stopped (SIGTERM: a worker drains its calls) as needed.
      */
     void scaleTo(int workers, int reconcilers) {
-        while (extraWorkers.size() > workers - 1) {
-            stopTracked(extraWorkers.remove(extraWorkers.size() - 1));
+        for (; extraWorkers > workers - 1; extraWorkers--) {
+            stopTracked(WORKER + "-" + (extraWorkers + 1));
         }
-        while (extraReconcilers.size() > reconcilers - 1) {
-            stopTracked(extraReconcilers.remove(extraReconcilers.size() - 1));
+        for (; extraReconcilers > reconcilers - 1; extraReconcilers--) {
+            stopTracked(RECONCILER + "-" + (extraReconcilers + 1));
         }
-        while (extraWorkers.size() < workers - 1) {
-            int number = extraWorkers.size() + 2;
-            String name = "attempt-worker-" + number;
-            Map<String, String> env = serviceEnv("worker-" + number);
-            extraWorkers.add(launch(name, () -> runner.service(name, "attempt-worker", "dev.onejob.worker.WorkerMain",
-                    jvmArgs(name), env), Pattern.compile("event=started service=attempt-worker")));
+        for (; extraWorkers < workers - 1; extraWorkers++) {
+            startExtra(WORKER + "-" + (extraWorkers + 2), Role.WORKER);
         }
-        while (extraReconcilers.size() < reconcilers - 1) {
-            int number = extraReconcilers.size() + 2;
-            String name = "result-reconciler-" + number;
-            Map<String, String> env = serviceEnv("reconciler-" + number);
-            env.put("STREAMS_STATE_DIR", runner.logs().resolve("streams-" + number).toString());
-            extraReconcilers.add(launch(name, () -> runner.service(name, "result-reconciler",
-                    "dev.onejob.reconciler.ReconcilerMain", jvmArgs(name), env),
-                    Pattern.compile("event=started service=result-reconciler")));
+        for (; extraReconcilers < reconcilers - 1; extraReconcilers++) {
+            startExtra(RECONCILER + "-" + (extraReconcilers + 2), Role.RECONCILER);
         }
     }
 
-    private void stopTracked(ChildProcess process) {
-        monitor.untrack(process.name());
-        process.close();
+    private void startExtra(String name, Role role) {
+        processes.add(name, role);
+        processes.start(name);
+    }
+
+    private void stopTracked(String name) {
+        if (processes.process(name) != null) {
+            monitor.untrack(name);
+            processes.stop(name);
+        }
     }
 
     /** Services that had to be started again, and why. */
@@ -185,19 +161,21 @@ final class Services implements AutoCloseable {
     /** Stops ingest, workers and reconcilers (the peer then runs without them); the simulators stay. */
     void stopOnejob() {
         scaleTo(1, 1);
-        for (ChildProcess process : java.util.Arrays.asList(reconciler, worker, ingest)) {
-            if (process != null) {
-                monitor.untrack(process.name());
-                process.close();
-            }
+        for (String name : List.of(RECONCILER, WORKER, INGEST)) {
+            stopTracked(name);
         }
     }
 
-    private Map<String, String> serviceEnv(String instance) {
+    /** The kit's variables, this instance's id ({@code bench-ingest}, {@code bench-worker-2}, ...), any free port. */
+    private Map<String, String> serviceEnv(String name, Role role) {
+        String instance = name.replace(INGEST, "ingest").replace(WORKER, "worker").replace(RECONCILER, "reconciler");
         Map<String, String> env = new HashMap<>(ServiceEnv.of(database.scratch().server(),
                 database.name(), bootstrapServers, files,
                 ServiceEnv.providers(primaryUrl, backupUrl, BenchFiles.API_KEY), "bench-" + instance));
         env.put(Env.HTTP_PORT, "0");
+        if (role == Role.RECONCILER) {
+            env.put(Env.STREAMS_STATE_DIR, runner.logs().resolve(name.replace(RECONCILER, "streams")).toString());
+        }
         return env;
     }
 
@@ -212,13 +190,13 @@ final class Services implements AutoCloseable {
     }
 
     private void track(ChildProcess process) {
-        started.add(process);
         monitor.track(process, gcLog(process.name()));
     }
 
     /** The sum of the first group of {@code pattern} over the reconciler's log lines. */
     long reconcilerLogCount(String pattern) {
         Pattern compiled = Pattern.compile(pattern);
+        ChildProcess reconciler = processes.process(RECONCILER);
         long sum = 0;
         for (String line : reconciler == null ? List.<String>of() : reconciler.lines()) {
             Matcher matcher = compiled.matcher(line);
@@ -242,23 +220,17 @@ final class Services implements AutoCloseable {
     }
 
     ChildProcess ingest() {
-        return ingest;
+        return processes.process(INGEST);
     }
 
     /** The onejob service processes running now (for flight recordings). */
     List<ChildProcess> onejobProcesses() {
         List<ChildProcess> running = new ArrayList<>();
-        for (ChildProcess process : new ChildProcess[] {ingest, worker, reconciler}) {
-            if (process != null && process.isAlive()) {
+        processes.processes().forEach((name, process) -> {
+            if (!name.startsWith("sim-") && process.isAlive()) {
                 running.add(process);
             }
-        }
-        for (ChildProcess process : extraWorkers) {
-            running.add(process);
-        }
-        for (ChildProcess process : extraReconcilers) {
-            running.add(process);
-        }
+        });
         return running;
     }
 
@@ -270,8 +242,6 @@ final class Services implements AutoCloseable {
 
     @Override
     public void close() {
-        for (int i = started.size() - 1; i >= 0; i--) {
-            started.get(i).close();
-        }
+        processes.close();
     }
 }

@@ -12,6 +12,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -39,11 +40,8 @@ final class SlowClientPhase {
     void run() throws Exception {
         BenchSettings settings = context.settings();
         Results results = context.results();
-        Double max = results.value(Phases.HTTP_INGEST, "max requests/s");
-        if (max == null || max <= 0) {
-            throw new IllegalStateException("the HTTP ingest phase measured no maximum");
-        }
-        double rate = max / 2;
+        double rate = results.positive(Phases.HTTP_INGEST, "max requests/s",
+                "the HTTP ingest phase measured no maximum") / 2;
         String url = "http://127.0.0.1:" + context.services().ingestPort() + "/v1/jobs";
         JsonNode alone;
         JsonNode stalled;
@@ -67,9 +65,8 @@ final class SlowClientPhase {
                         + " requests/s) for " + settings.stallStepSeconds() + " s; statuses " + alone.path("statuses"));
         results.add(Phases.HTTP_SLOW_CLIENTS, "p99 ms with stalled connections",
                 stalled.path("latency").path("p99_ms").asDouble(), "ms", "the same load while "
-                        + settings.stalledConnections() + " connections stall (half mid-header, half trickling a 200 kB "
-                        + "body); statuses "
-                        + stalled.path("statuses"));
+                        + settings.stalledConnections() + " connections stall (half mid-header, half trickling a "
+                        + "200 kB body); statuses " + stalled.path("statuses"));
         results.add(Phases.HTTP_SLOW_CLIENTS, "stalled connections held", stallers.peakOpen(), "connections",
                 "the most open at once (reopened as the server closed them)");
         results.add(Phases.HTTP_SLOW_CLIENTS, "stalled connections answered 408", stallers.timedOut(), "connections",
@@ -98,7 +95,7 @@ final class SlowClientPhase {
         private final AtomicLong open = new AtomicLong();
         private final AtomicLong peak = new AtomicLong();
         private final AtomicLong timedOut = new AtomicLong();
-        private final java.util.concurrent.CountDownLatch opened = new java.util.concurrent.CountDownLatch(1);
+        private final CountDownLatch opened = new CountDownLatch(1);
 
         Stallers(int port, int count) {
             this.port = port;

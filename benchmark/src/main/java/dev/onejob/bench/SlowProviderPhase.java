@@ -3,6 +3,7 @@ package dev.onejob.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.bench.report.Phases;
 import dev.onejob.bench.report.Results;
+import dev.onejob.simulator.LedgerEntry;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -179,29 +180,18 @@ final class SlowProviderPhase {
 
     /** The most requests the simulator held at once among those it received after {@code from}. */
     private static long peakInFlight(String simulator, Instant from) {
-        List<long[]> events = new ArrayList<>();
+        List<Instant[]> held = new ArrayList<>();
         for (JsonNode entry : Invariants.ledger(simulator)) {
             Instant received = Instant.parse(entry.get("received_at").asText());
             if (received.isBefore(from) || !"lognormal".equals(entry.path("behaviour").asText())) {
                 continue;
             }
-            events.add(new long[] {micros(received), 1});
-            events.add(new long[] {entry.hasNonNull("answered_at")
-                    ? micros(Instant.parse(entry.get("answered_at").asText())) : Long.MAX_VALUE, -1});
+            held.add(new Instant[] {received, entry.hasNonNull("answered_at")
+                    ? Instant.parse(entry.get("answered_at").asText()) : null});
         }
-        events.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
-        long current = 0;
-        long peak = 0;
-        for (long[] event : events) {
-            current += event[1];
-            peak = Math.max(peak, current);
-        }
-        return peak;
+        return LedgerEntry.peakOverlap(held);
     }
 
-    private static long micros(Instant instant) {
-        return instant.getEpochSecond() * 1_000_000L + instant.getNano() / 1_000;
-    }
 
     private void awaitCount(String sql, long expected, Duration limit, String failure) throws InterruptedException {
         long deadline = System.nanoTime() + limit.toNanos();

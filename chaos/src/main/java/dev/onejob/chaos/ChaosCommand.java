@@ -2,7 +2,6 @@ package dev.onejob.chaos;
 
 import dev.onejob.chaos.check.CheckReport;
 import java.nio.file.Path;
-import dev.onejob.launcher.cli.ModuleCommand;
 import java.security.SecureRandom;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -58,14 +57,6 @@ public final class ChaosCommand implements Callable<Integer> {
             System.err.println("the chaos run could not complete (seed " + chosen + "): " + e.getMessage());
             e.printStackTrace();
             return 2;
-        }
-    }
-
-    /** Registers {@code chaos} with the launcher's command tree. */
-    public static final class Module implements ModuleCommand {
-        @Override
-        public Class<?> command() {
-            return ChaosCommand.class;
         }
     }
 }

@@ -6,20 +6,20 @@ import dev.onejob.chaos.check.RunRecordCollector;
 import dev.onejob.chaos.fault.FaultInjector;
 import dev.onejob.chaos.fault.FaultSchedule;
 import dev.onejob.chaos.history.History;
-import dev.onejob.chaos.infra.KafkaCluster;
 import dev.onejob.chaos.load.LoadGenerator;
 import dev.onejob.chaos.load.Operator;
 import dev.onejob.infra.LocalPostgresCluster;
 import dev.onejob.infra.RunFiles;
 import dev.onejob.infra.ScratchDatabase;
-import dev.onejob.infra.proc.ChildProcess;
 import dev.onejob.infra.proc.ProcessRunner;
+import dev.onejob.stack.ProviderCertification;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.LocalTime;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -126,7 +126,7 @@ public final class ChaosRun {
         ChaosFiles.OWNERS.forEach(owner -> tokens.put(owner, files.token(owner)));
         Operator operator = new Operator(settings.seed(), history, () -> unknownAttempts(database), cluster.api(),
                 files.token(ChaosFiles.OPERATOR), tokens);
-        FaultInjector faults = new FaultInjector(schedule, history, target(cluster, postgres),
+        FaultInjector faults = new FaultInjector(schedule, history, new ClusterFaults(cluster, postgres),
                 ChaosSettings.MAX_POLL_INTERVAL.plusSeconds(5), settings.postgresFreeze(), settings.brokerOutage());
         try (LoadGenerator load = new LoadGenerator(settings, history, cluster.api(), tokens, ChaosFiles.OWNERS,
                 cluster.kafka())) {
@@ -149,114 +149,6 @@ public final class ChaosRun {
             say("drain timed out: " + pending);
         }
         return cluster.saveLedgers();
-    }
-
-    private static FaultInjector.Target target(Cluster cluster, LocalPostgresCluster postgres) {
-        return new FaultInjector.Target() {
-            @Override
-            public void killAndRestart(String service, Duration down) {
-                restart(service, ChildProcess::kill, down);
-            }
-
-            @Override
-            public void freeze(String service) {
-                cluster.process(service).signal("STOP");
-            }
-
-            @Override
-            public void thaw(String service) {
-                cluster.process(service).signal("CONT");
-            }
-
-            @Override
-            public void restartBroker() {
-                cluster.broker().restart();
-            }
-
-            @Override
-            public Duration restartPostgres() {
-                return postgres.restartImmediate();
-            }
-
-            @Override
-            public void providerOutage(Duration duration) {
-                cluster.providerOutage(duration);
-            }
-
-            @Override
-            public void rateLimitStorm(Duration duration) {
-                cluster.rateLimitStorm(duration);
-            }
-
-            @Override
-            public void terminateAndRestart(String service, Duration down) {
-                restart(service, ChildProcess::close, down);
-            }
-
-            /** Ends the service's process the given way, waits {@code down}, and starts it again. */
-            private void restart(String service, java.util.function.Consumer<ChildProcess> end, Duration down) {
-                end.accept(cluster.process(service));
-                ChildProcess.sleep(down.toMillis());
-                cluster.start(service);
-            }
-
-            @Override
-            public void freezePostgres(boolean frozen) {
-                postgres.signalAll(frozen ? "STOP" : "CONT");
-            }
-
-            @Override
-            public int killLeader(String topic, int partition, Duration down) {
-                KafkaCluster brokers = onCluster();
-                int leader = brokers.leaderOf(topic, partition);
-                if (leader < 0) {
-                    throw new IllegalStateException(topic + "-" + partition + " has no leader to kill");
-                }
-                brokers.kill(leader);
-                try {
-                    ChildProcess.sleep(down.toMillis());
-                } finally {
-                    brokers.start(leader);
-                }
-                return leader;
-            }
-
-            @Override
-            public void rollingRestart() {
-                onCluster().rollingRestart();
-            }
-
-            @Override
-            public void addWorker(String name) {
-                ChildProcess running = cluster.process(name);
-                if (running != null && running.isAlive()) {
-                    running.close();
-                }
-                cluster.start(name);
-            }
-
-            @Override
-            public void removeWorker(String name) {
-                cluster.process(name).close();
-            }
-
-            private KafkaCluster onCluster() {
-                if (cluster.kafkaCluster() == null) {
-                    throw new IllegalStateException("this fault needs the three-broker cluster (--cluster)");
-                }
-                return cluster.kafkaCluster();
-            }
-
-            @Override
-            public void brokerOutage(Duration down) {
-                cluster.broker().kill();
-                try {
-                    ChildProcess.sleep(down.toMillis());
-                } finally {
-                    cluster.broker().start();
-                }
-            }
-        };
     }
 
     private static List<Operator.UnknownAttempt> unknownAttempts(ScratchDatabase database) throws Exception {
@@ -289,7 +181,7 @@ public final class ChaosRun {
     }
 
     private void say(String line) {
-        out.println("[chaos " + java.time.LocalTime.now().withNano(0) + "] " + line);
+        out.println("[chaos " + LocalTime.now().withNano(0) + "] " + line);
         out.flush();
     }
 }

@@ -1,7 +1,9 @@
 package dev.onejob.chaos;
 
+import dev.onejob.chaos.fault.FaultKind;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * How one chaos run is shaped. Immutable; {@link #quick} is the 2-minute mode the test command runs, {@link #full} the
@@ -35,8 +37,8 @@ public record ChaosSettings(long seed, String mode, Duration load, double intent
     }
 
     /** The fault kinds of each round: the cluster's on three brokers. */
-    public java.util.List<dev.onejob.chaos.fault.FaultKind> faultKinds() {
-        return dev.onejob.chaos.fault.FaultKind.perRound(brokers > 1);
+    public List<FaultKind> faultKinds() {
+        return FaultKind.perRound(brokers > 1);
     }
     /** Share of intents submitted more than once (half at the same moment, half later). */
     public static final double RESUBMIT_SHARE = 0.30;

@@ -1,6 +1,8 @@
 package dev.onejob.chaos;
 
+import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.infra.ScratchDatabase;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -25,9 +27,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  */
 final class Drain {
     private final ScratchDatabase database;
-    private final dev.onejob.core.kafka.KafkaConfig kafka;
+    private final KafkaConfig kafka;
 
-    Drain(ScratchDatabase database, dev.onejob.core.kafka.KafkaConfig kafka) {
+    Drain(ScratchDatabase database, KafkaConfig kafka) {
         this.database = database;
         this.kafka = kafka;
     }
@@ -57,7 +59,7 @@ final class Drain {
             append(pending, live, "attempts PENDING or STARTING");
             append(pending, jobs, "jobs QUEUED or RUNNING");
             append(pending, outbox, "unsent outbox rows");
-        } catch (java.sql.SQLException e) {
+        } catch (SQLException e) {
             pending.append("database: ").append(e.getMessage()).append("; ");
         }
         try {

@@ -7,6 +7,7 @@ import dev.onejob.chaos.check.CheckReport;
 import dev.onejob.chaos.fault.FaultKind;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -29,7 +30,7 @@ class ChaosQuickIT {
         ChaosRun run = new ChaosRun(ChaosSettings.quick(seed, root, work), out);
         CheckReport report = run.run(env);
 
-        assertEquals(java.util.List.of(), run.faultsNotInflicted(), "every fault was inflicted");
+        assertEquals(List.of(), run.faultsNotInflicted(), "every fault was inflicted");
         // every kind of a round once; the broker outage is the full mode's alone
         for (FaultKind kind : FaultKind.perRound()) {
             assertEquals(1, report.figure("faults " + kind.label()),

@@ -1,20 +1,21 @@
 package dev.onejob.ingest;
 
+import dev.onejob.core.config.ConfigException;
 import dev.onejob.core.config.Env;
 import dev.onejob.core.config.InstanceIds;
 import dev.onejob.core.config.Settings;
-import dev.onejob.core.config.ConfigException;
 import dev.onejob.core.db.DatabaseConfig;
 import dev.onejob.core.http.PemTls;
 import dev.onejob.core.http.WebServer;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.ledger.KeyRetention;
+import dev.onejob.core.outbox.OutboxPruner;
 import dev.onejob.core.service.ServiceConfig;
 import dev.onejob.ingest.http.FrontDoor;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The ingest service's configuration, from the environment, with defaults that work on a fresh machine
@@ -23,8 +24,20 @@ import java.util.Map;
 public record IngestConfig(DatabaseConfig database, KafkaConfig kafka, WebServer.Settings http, int maxBodyBytes,
                            Path tokensFile, Path providersFile, Path contractsDir, boolean relay,
                            Duration outboxRetention, String instanceId, FrontDoor frontDoor, Path ownersFile,
-                           Duration archiveAfter, Duration retentionEvery, Path principalsFile)
+                           Duration archiveAfter, Duration retentionEvery, Path principalsFile,
+                           Duration certifyWait)
         implements ServiceConfig {
+    /** How long {@code POST /v1/certifications} waits for a worker to finish the request before it answers 202. */
+    public static final Duration DEFAULT_CERTIFY_WAIT = Duration.ofMinutes(5);
+
+    /** Waiting {@link #DEFAULT_CERTIFY_WAIT} for certifications. */
+    public IngestConfig(DatabaseConfig database, KafkaConfig kafka, WebServer.Settings http, int maxBodyBytes,
+                        Path tokensFile, Path providersFile, Path contractsDir, boolean relay,
+                        Duration outboxRetention, String instanceId, FrontDoor frontDoor, Path ownersFile,
+                        Duration archiveAfter, Duration retentionEvery, Path principalsFile) {
+        this(database, kafka, http, maxBodyBytes, tokensFile, providersFile, contractsDir, relay, outboxRetention,
+                instanceId, frontDoor, ownersFile, archiveAfter, retentionEvery, principalsFile, DEFAULT_CERTIFY_WAIT);
+    }
 
     /** No principals file: owners of Kafka job requests come from the records (one trusted broker). */
     public IngestConfig(DatabaseConfig database, KafkaConfig kafka, WebServer.Settings http, int maxBodyBytes,
@@ -59,7 +72,7 @@ public record IngestConfig(DatabaseConfig database, KafkaConfig kafka, WebServer
                 settings.path(Env.PROVIDERS_FILE, "config/providers.yaml"),
                 settings.path(Env.CONTRACTS_DIR, "config/contracts"),
                 settings.flag(Env.OUTBOX_RELAY, true),
-                dev.onejob.core.outbox.OutboxPruner.retention(settings),
+                OutboxPruner.retention(settings),
                 settings.text(Env.INSTANCE_ID, InstanceIds.defaultFor("ingest")),
                 new FrontDoor(
                         settings.integer(Env.HTTP_GROUP_COMMITTERS, FrontDoor.DEFAULT_GROUP_COMMITTERS, 1, 256),
@@ -85,7 +98,8 @@ public record IngestConfig(DatabaseConfig database, KafkaConfig kafka, WebServer
                         Duration.ofDays(3650)),
                 settings.duration(Env.RETENTION_EVERY, KeyRetention.DEFAULT_EVERY, Duration.ofSeconds(1),
                         Duration.ofDays(1)),
-                settings.path(Env.KAFKA_PRINCIPALS_FILE, "config/kafka-principals.yaml"));
+                settings.path(Env.KAFKA_PRINCIPALS_FILE, "config/kafka-principals.yaml"),
+                settings.duration(Env.CERTIFY_WAIT, DEFAULT_CERTIFY_WAIT, Duration.ofSeconds(1), Duration.ofHours(1)));
     }
 
     /** The API's server: its address, limits and, when both files are given, TLS. */

@@ -1,10 +1,13 @@
 package dev.onejob.ingest;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /** The ingest service's metrics, scraped at {@code GET /metrics} in Prometheus text format. */
 public final class IngestMetrics {
@@ -47,7 +50,7 @@ public final class IngestMetrics {
     public double submitLatencyMillis(double percentile) {
         for (var value : submitLatency.takeSnapshot().percentileValues()) {
             if (value.percentile() == percentile) {
-                return Math.round(value.value(java.util.concurrent.TimeUnit.MILLISECONDS) * 10) / 10.0;
+                return Math.round(value.value(TimeUnit.MILLISECONDS) * 10) / 10.0;
             }
         }
         return 0;
@@ -74,10 +77,10 @@ public final class IngestMetrics {
         Counter.builder("onejob_dead_letters").tag("topic", topic).register(registry).increment();
     }
 
-    private final java.util.concurrent.atomic.AtomicInteger kafkaIntakePaused = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger kafkaIntakePaused = new AtomicInteger();
 
     {
-        io.micrometer.core.instrument.Gauge.builder("onejob_kafka_intake_paused", kafkaIntakePaused::get)
+        Gauge.builder("onejob_kafka_intake_paused", kafkaIntakePaused::get)
                 .description("1 while the job-requests intake waits for the workers' backlog to drain")
                 .register(registry);
     }

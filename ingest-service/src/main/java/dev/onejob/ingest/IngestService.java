@@ -1,46 +1,52 @@
 package dev.onejob.ingest;
 
+import dev.onejob.core.certification.CertificationGate;
+import dev.onejob.core.certification.CertificationRequests;
+import dev.onejob.core.certification.CertificationStore;
+import dev.onejob.core.config.OwnerPolicies;
 import dev.onejob.core.config.Providers;
 import dev.onejob.core.contract.Contracts;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.db.DatabaseConfig;
 import dev.onejob.core.kafka.KafkaConfig;
-import dev.onejob.core.config.OwnerPolicies;
 import dev.onejob.core.kafka.KafkaPrincipals;
+import dev.onejob.core.ledger.BillingStore;
 import dev.onejob.core.ledger.KeyRetention;
-import dev.onejob.core.ledger.LedgerStore;
-import dev.onejob.core.certification.CertificationGate;
-import dev.onejob.core.certification.CertificationStore;
+import dev.onejob.core.ledger.Ledger;
+import dev.onejob.core.ledger.LedgerQueries;
 import dev.onejob.core.ledger.RefusalCounts;
-import dev.onejob.core.outbox.OutboxPruner;
+import dev.onejob.core.outbox.OutboxHost;
 import dev.onejob.core.outbox.OutboxRelay;
 import dev.onejob.core.service.Loops;
 import dev.onejob.core.service.ServiceMain;
-import dev.onejob.providers.certify.CertificationRunner;
-import dev.onejob.providers.ProviderClients;
-import dev.onejob.ingest.http.ApiServer;
 import dev.onejob.ingest.http.AttemptBacklog;
-import dev.onejob.core.ledger.BillingStore;
-import dev.onejob.core.ledger.LedgerQueries;
+import dev.onejob.ingest.http.IngestApi;
+import dev.onejob.ingest.http.Route;
 import dev.onejob.ingest.kafka.JobRequestConsumer;
 import dev.onejob.ingest.kafka.TopicTail;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import java.io.IOException;
 import java.sql.Connection;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The ingest service's parts and their life cycle: the HTTP API, the {@code job-requests} consumer and the outbox
- * relay, over one database pool. {@link #start()} brings them up in order; {@link #close()} stops them in reverse.
+ * relay, over one database pool. It calls no provider and holds no provider key: certification requests go to the
+ * workers through the outbox. {@link #start()} brings them up in order; {@link #close()} stops them in reverse.
  */
 public final class IngestService implements ServiceMain.Service {
     private static final Logger log = LoggerFactory.getLogger(IngestService.class);
@@ -50,11 +56,10 @@ public final class IngestService implements ServiceMain.Service {
     private final OutboxRelay.Hooks relayHooks;
     private final IngestMetrics metrics = new IngestMetrics();
     private final Loops loops;
-    private ApiServer api;
+    private IngestApi api;
     /** The live subscriptions to job-results and attempt-chunks, each on its own thread. */
-    private final java.util.List<TopicTail> tails = new java.util.ArrayList<>();
-    private final java.util.List<Thread> tailThreads = new java.util.ArrayList<>();
-    private ProviderClients clients;
+    private final List<TopicTail> tails = new ArrayList<>();
+    private final List<Thread> tailThreads = new ArrayList<>();
     private Admin admin;
     private Database cooldownDatabase;
 
@@ -78,7 +83,7 @@ public final class IngestService implements ServiceMain.Service {
         Contracts contracts = Contracts.load(config.contractsDir());
         Providers providers = Providers.load(config.providersFile(), env);
         Tokens tokens = Tokens.load(config.tokensFile());
-        LedgerStore ledger = new LedgerStore(database);
+        Ledger ledger = new Ledger(database);
         OwnerPolicies policies = config.ownersFile() == null ? OwnerPolicies.NONE
                 : OwnerPolicies.load(config.ownersFile());
         CertificationStore certifications = new CertificationStore(database);
@@ -89,9 +94,9 @@ public final class IngestService implements ServiceMain.Service {
                 pool.timeouts()), config.instanceId() + "-cooldowns");
         ProviderCooldowns cooldowns = new ProviderCooldowns(new RefusalCounts(cooldownDatabase), providers,
                 (contract, provider) -> gate.whyNot(contract, provider).isEmpty(), metrics.registry(),
-                java.time.Clock.systemUTC());
+                Clock.systemUTC());
         loops.start("provider-cooldowns", cooldowns);
-        JobRequests requests = new JobRequests(contracts, providers, policies, java.time.Clock.systemUTC(),
+        JobRequests requests = new JobRequests(contracts, providers, policies, Clock.systemUTC(),
                 cooldowns, new OwnerRateLimit(config.frontDoor().submissionsPerOwnerPerSecond()));
         KafkaConfig kafka = config.kafka();
         admin = Admin.create(kafka.admin(config.instanceId() + "-admin"));
@@ -99,43 +104,39 @@ public final class IngestService implements ServiceMain.Service {
         KafkaPrincipals principals = config.principalsFile() == null ? KafkaPrincipals.NONE
                 : KafkaPrincipals.load(config.principalsFile());
         if (config.relay()) {
-            OutboxRelay relay = new OutboxRelay(database, config.database(), kafka, config.instanceId() + "-relay",
-                    metrics.registry(), relayHooks, OutboxRelay.DEFAULT_LEASE);
-            loops.start("outbox-relay", relay);
-            if (!config.outboxRetention().isZero()) {
-                loops.start("outbox-pruner", new OutboxPruner(database, config.outboxRetention()));
-            }
+            OutboxHost.start(loops, database, config.database(), kafka, config.instanceId(), metrics.registry(),
+                    relayHooks, config.outboxRetention());
             if (!config.archiveAfter().isZero()) {
                 loops.start("key-retention", new KeyRetention(database, policies, config.archiveAfter(),
-                        config.retentionEvery(), java.time.Clock.systemUTC()));
+                        config.retentionEvery(), Clock.systemUTC()));
             }
         }
-        clients = ProviderClients.create(ProviderClients.defaultHttpClient(), env);
-        CertificationRunner certifier = CertificationRunner.over(clients, certifications, providers,
-                contracts);
-        api = new ApiServer(config.http(), ledger, requests, gate, certifier, certifications, tokens, metrics,
-                this::notReady, config.maxBodyBytes(), config.frontDoor(),
-                new AttemptBacklog(admin, AttemptBacklog.WORKER_GROUP),
-                new ApiServer.Views(new LedgerQueries(database), providers, contracts,
-                        new BillingStore(database)));
+        api = new IngestApi(config, new IngestApi.Parts(ledger, requests, gate, new CertificationRequests(database),
+                certifications, tokens, metrics), new IngestApi.Views(new LedgerQueries(database), providers, contracts,
+                new BillingStore(database)), this::notReady, new AttemptBacklog(admin, AttemptBacklog.WORKER_GROUP));
         // After the API is built: the Kafka intake waits while the workers' backlog is over the API's half of it.
-        ApiServer admitting = api;
+        IngestApi admitting = api;
         JobRequestConsumer consumer = new JobRequestConsumer(kafka, config.instanceId(), ledger, requests, metrics,
                 principals, admitting::kafkaIntakeBrake);
         loops.start("job-requests-consumer", consumer);
-        // Positioned at the end of job-results before the API opens: a result published after any wait begins is
-        // one the subscription reads. If Kafka is away now, it keeps trying; waits fall back on their rechecks.
-        ApiServer waiting = api;
+        startTails(kafka, api);
+        api.start();
+        log.info("event=started service=ingest-service http={}://{}:{} kafka={} group={} relay={} contracts={} "
+                        + "providers={}", config.http().tls() == null ? "http" : "https", config.http().host(),
+                api.port(), kafka.bootstrapServers(), JobRequestConsumer.GROUP_ID, config.relay(), contracts.all().size(), providers.all().size());
+    }
+
+    /**
+     * Positioned at the end of job-results before the API opens: a result published after any wait begins is one the
+     * subscription reads. If Kafka is away now, it keeps trying; waits fall back on their rechecks. The same for the
+     * pieces of streamed answers the drop-in streams relay.
+     */
+    private void startTails(KafkaConfig kafka, IngestApi waiting) {
         tail(TopicTail.jobResults(new KafkaConsumer<>(tailConsumer(kafka, "job-results"),
                 new StringDeserializer(), new ByteArrayDeserializer()), waiting::jobsFinished), "job-results-tail");
-        // The same for the pieces of streamed answers the drop-in streams relay.
         tail(TopicTail.attemptChunks(new KafkaConsumer<>(tailConsumer(kafka, "attempt-chunks"),
                 new StringDeserializer(), new ByteArrayDeserializer()), waiting.chunks()::deliver),
                 "attempt-chunks-tail");
-        api.start();
-        log.info("event=started service=ingest-service http={}://{}:{} kafka={} group={} relay={} contracts={} "
-                        + "providers={}", config.http().tls() == null ? "http" : "https", config.http().host(), api.port(), kafka.bootstrapServers(),
-                JobRequestConsumer.GROUP_ID, config.relay(), contracts.all().size(), providers.all().size());
     }
 
     private void tail(TopicTail tail, String name) {
@@ -149,15 +150,20 @@ public final class IngestService implements ServiceMain.Service {
 
     /** No group: every instance reads every partition, and commits nothing. */
     private Map<String, Object> tailConsumer(KafkaConfig kafka, String topic) {
-        Map<String, Object> props = new java.util.HashMap<>(kafka.consumer("unused", config.instanceId()
+        Map<String, Object> props = new HashMap<>(kafka.consumer("unused", config.instanceId()
                 + "-" + topic));
-        props.remove(org.apache.kafka.clients.consumer.ConsumerConfig.GROUP_ID_CONFIG);
-        props.put(org.apache.kafka.clients.consumer.ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
+        props.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
         return props;
     }
 
     public int httpPort() {
         return api.port();
+    }
+
+    /** The routes this instance's HTTP API answers, as its route table writes them. */
+    public List<Route> routes() {
+        return api.routes();
     }
 
     /** Ready when every part runs and PostgreSQL and Kafka both answer; otherwise what is wrong. */
@@ -203,9 +209,6 @@ public final class IngestService implements ServiceMain.Service {
         }
         if (admin != null) {
             admin.close();
-        }
-        if (clients != null) {
-            clients.close();
         }
     }
 }

@@ -1,13 +1,15 @@
 package dev.onejob.ingest;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.onejob.core.config.Providers;
-import dev.onejob.core.config.OwnerPolicies;
 import dev.onejob.core.billing.JobCost;
 import dev.onejob.core.billing.OwnerLimits;
+import dev.onejob.core.config.OwnerPolicies;
 import dev.onejob.core.config.ProviderConfig;
+import dev.onejob.core.config.Providers;
 import dev.onejob.core.contract.Contract;
 import dev.onejob.core.contract.Contracts;
+import dev.onejob.core.json.JsonNumbers;
+import dev.onejob.core.json.StorableText;
 import dev.onejob.core.ledger.NewJob;
 import java.time.Clock;
 import java.time.LocalDate;
@@ -81,11 +83,11 @@ public final class JobRequests {
         if (request == null || !request.isObject()) {
             return new Validated(null, List.of("the request must be a JSON object"));
         }
-        var unstorable = dev.onejob.core.json.StorableText.problem(request);
+        var unstorable = StorableText.problem(request);
         if (unstorable.isPresent()) {
             return new Validated(null, List.of("the request " + unstorable.get()));
         }
-        var outOfRange = dev.onejob.core.json.JsonNumbers.problem(request);
+        var outOfRange = JsonNumbers.problem(request);
         if (outOfRange.isPresent()) {
             return new Validated(null, List.of("the request's " + outOfRange.get()));
         }

@@ -4,6 +4,7 @@ import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.config.Providers;
 import dev.onejob.core.db.DatabaseException;
 import dev.onejob.core.ledger.RefusalCounts;
+import dev.onejob.core.service.Loops;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -32,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * the gauge {@code onejob_provider_cooling{provider}} (1 while cooling) and the counter
  * {@code onejob_jobs_started_past_cooling_total{provider, to}}.
  */
-public final class ProviderCooldowns implements dev.onejob.core.service.Loops.Loop {
+public final class ProviderCooldowns implements Loops.Loop {
     private static final Logger log = LoggerFactory.getLogger(ProviderCooldowns.class);
     static final Duration EVERY = Duration.ofSeconds(1);
     /** Nothing cools: every job starts on its target (a service without a ledger to read). */

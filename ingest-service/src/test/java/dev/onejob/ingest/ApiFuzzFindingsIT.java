@@ -37,12 +37,12 @@ class ApiFuzzFindingsIT {
         String key = run + "-submit";
         JsonNode started = created(IngestFixture.ALICE, run + "-started", IngestFixture.request("x"));
         UUID startedAttempt = firstAttempt(started);
-        ingest.ledger.start(startedAttempt, Duration.ofMinutes(10));
+        ingest.ledger.starts().start(startedAttempt, Duration.ofMinutes(10));
         JsonNode waiting = created(IngestFixture.BOSS, run + "-waiting", "{\"contract\":\"sentiment\","
                 + "\"variables\":{\"text\":\"x\"},\"target\":\"backup\",\"fallbacks\":[\"primary\"]}");
-        ingest.ledger.start(firstAttempt(waiting), Duration.ofMinutes(10));
-        ingest.ledger.markUnknown(firstAttempt(waiting));
-        ingest.ledger.resolveCancelled(firstAttempt(waiting),
+        ingest.ledger.starts().start(firstAttempt(waiting), Duration.ofMinutes(10));
+        ingest.ledger.starts().markUnknown(firstAttempt(waiting));
+        ingest.ledger.interventions().resolveCancelled(firstAttempt(waiting),
                 OperatorAction.of("test", OperatorAction.RESOLVE_CANCELLED, "make room for the fallback button"));
         List<String> failures = new ArrayList<>();
 
@@ -62,9 +62,9 @@ class ApiFuzzFindingsIT {
 
         // then each is a documented refusal, and nothing changed
         assertEquals(List.of(), failures);
-        assertTrue(ingest.ledger.jobForKey("alice", key).isEmpty());
-        assertEquals("STARTING", ingest.ledger.attempt(startedAttempt).orElseThrow().status().name());
-        assertEquals(1, ingest.ledger.attempts(UUID.fromString(waiting.path("id").asText())).size());
+        assertTrue(ingest.ledger.lookups().jobForKey("alice", key).isEmpty());
+        assertEquals("STARTING", ingest.ledger.lookups().attempt(startedAttempt).orElseThrow().status().name());
+        assertEquals(1, ingest.ledger.lookups().attempts(UUID.fromString(waiting.path("id").asText())).size());
     }
 
     private void expectRefused(List<String> failures, String method, String path, String token, String target,
@@ -89,7 +89,7 @@ class ApiFuzzFindingsIT {
 
         // then it is refused as invalid, or the job holds exactly what was sent (today it holds "a?b")
         if (answer.status() == 201) {
-            String stored = ingest.ledger.jobForKey("alice", key).orElseThrow().request().path("variables")
+            String stored = ingest.ledger.lookups().jobForKey("alice", key).orElseThrow().request().path("variables")
                     .path("text").asText();
             assertEquals("a\uD800b", stored, "the job's request is not the request as sent");
         } else {
@@ -123,7 +123,7 @@ class ApiFuzzFindingsIT {
         // then POST /v1/jobs/{id} is a method the path does not have, GET finds no such job, and the job lives on
         assertEquals(List.of(), rules.violations("POST", "/v1/jobs/{id}", post), post.toString());
         assertEquals(List.of(), rules.violations("GET", "/v1/jobs/{id}", get), get.toString());
-        assertEquals("QUEUED", ingest.ledger.job(UUID.fromString(id)).orElseThrow().status().name());
+        assertEquals("QUEUED", ingest.ledger.lookups().job(UUID.fromString(id)).orElseThrow().status().name());
     }
 
     @Test
@@ -171,14 +171,6 @@ class ApiFuzzFindingsIT {
     }
 
     private RawHttp.Response send(String token, String method, String target, String key, String body) {
-        List<RawHttp.Header> headers = new ArrayList<>(List.of(FuzzAuth.authorization("Bearer " + token)));
-        if (key != null) {
-            headers.add(new RawHttp.Header("Idempotency-Key", key));
-        }
-        if (body != null) {
-            headers.add(new RawHttp.Header("Content-Type", "application/json"));
-        }
-        return RawHttp.send(ingest.service.httpPort(), method, target, headers,
-                body == null ? null : body.getBytes(StandardCharsets.UTF_8), true);
+        return ingest.sendRaw(List.of("Bearer " + token), method, target, key, body);
     }
 }

@@ -168,7 +168,7 @@ class ApiFuzzIT {
         assertEquals(Json.parse(created.text()).path("id"), Json.parse(found.text()).path("id"));
         assertEquals(longest, Json.parse(found.text()).path("idempotency_key").asText());
         assertProblem(refused, 400, "idempotency-key-invalid");
-        assertTrue(ingest.ledger.jobForKey("alice", tooLong).isEmpty());
+        assertTrue(ingest.ledger.lookups().jobForKey("alice", tooLong).isEmpty());
     }
 
     @Test
@@ -184,7 +184,7 @@ class ApiFuzzIT {
         assertEquals(201, read.status(), read.toString());
         assertProblem(tooLarge, 413, "payload-too-large");
         assertProblem(huge, 413, "payload-too-large");
-        assertTrue(ingest.ledger.jobForKey("alice", overLimit).isEmpty());
+        assertTrue(ingest.ledger.lookups().jobForKey("alice", overLimit).isEmpty());
     }
 
     @Test
@@ -196,7 +196,7 @@ class ApiFuzzIT {
             RawHttp.Response response = submit(key, body.getBytes(StandardCharsets.UTF_8));
 
             assertProblem(response, 422, "malformed-json");
-            assertTrue(ingest.ledger.jobForKey("alice", key).isEmpty());
+            assertTrue(ingest.ledger.lookups().jobForKey("alice", key).isEmpty());
         }
     }
 
@@ -211,7 +211,7 @@ class ApiFuzzIT {
         JsonNode job = Json.parse(get("/v1/jobs?idempotency_key=" + FuzzText.encode(key)).text());
         assertEquals(key, job.path("idempotency_key").asText());
         assertEquals(Json.parse(body), job.path("request"));
-        assertTrue(ingest.ledger.jobsCount() > 0, "the jobs table is still there");
+        assertTrue(ingest.ledger.lookups().jobsCount() > 0, "the jobs table is still there");
     }
 
     private void assertServiceIsHealthyAndTheLedgerWhole() {

@@ -3,9 +3,11 @@ package dev.onejob.ingest;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.json.Json;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 
 /**
  * Generates hostile requests for the operations of {@link ApiDocument}: bad or duplicate credentials
@@ -117,7 +119,7 @@ final class ApiFuzzer {
                 char c = value.charAt(i);
                 control |= (c < 0x20 && c != '\t') || c == 0x7f;
             }
-            headBytes += header.name().length() + value.getBytes(java.nio.charset.StandardCharsets.UTF_8).length + 4;
+            headBytes += header.name().length() + value.getBytes(StandardCharsets.UTF_8).length + 4;
         }
         // The request line and the head's size are judged before the values in it.
         if (headBytes > SERVER_HEAD_LIMIT - 256) {
@@ -131,7 +133,7 @@ final class ApiFuzzer {
             "no-such-file.js", "");
 
     /** The operations whose answer waits for the job unless told otherwise. */
-    private static final java.util.Set<String> WAITS_BY_DEFAULT = java.util.Set.of("/v1/chat/completions",
+    private static final Set<String> WAITS_BY_DEFAULT = Set.of("/v1/chat/completions",
             "/v1/messages");
 
     private static final int PASSES = 0;

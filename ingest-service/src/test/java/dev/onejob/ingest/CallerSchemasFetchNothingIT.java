@@ -54,8 +54,8 @@ class CallerSchemasFetchNothingIT {
                 assertEquals(List.of(), rules.violations("POST", answer.getKey(), response), answer.getKey());
             }
             assertEquals(0, remote.hits(), "the remote schema was never fetched");
-            assertTrue(ingest.ledger.jobForKey("alice", openAiKey).isEmpty());
-            assertTrue(ingest.ledger.jobForKey("alice", anthropicKey).isEmpty());
+            assertTrue(ingest.ledger.lookups().jobForKey("alice", openAiKey).isEmpty());
+            assertTrue(ingest.ledger.lookups().jobForKey("alice", anthropicKey).isEmpty());
         }
     }
 

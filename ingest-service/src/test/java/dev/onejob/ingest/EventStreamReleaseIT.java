@@ -4,12 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.onejob.core.json.Json;
-import dev.onejob.core.kafka.KafkaConfig;
-import dev.onejob.core.ledger.CompletionOutcome;
-import dev.onejob.core.outbox.OutboxRelay;
-import dev.onejob.core.service.Loops;
 import dev.onejob.ingest.http.FrontDoor;
-import dev.onejob.testing.TestDatabase;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -63,17 +58,10 @@ class EventStreamReleaseIT {
                     .append(Tokens.sha256Hex(token(i))).append('\n');
         }
         Files.writeString(tokens, yaml);
-        TestDatabase db = TestDatabase.shared();
-        IngestConfig config = new IngestConfig(new dev.onejob.core.db.DatabaseConfig(db.jdbcUrl(), db.user(),
-                System.getenv("DATABASE_PASSWORD"), 4), new KafkaConfig(FIXTURE.bootstrap),
-                IngestConfig.http(dev.onejob.core.config.Settings.of(Map.of("HTTP_HOST", "127.0.0.1",
-                        "HTTP_PORT", "0", "HTTP_THREADS", "8"))), 64 * 1024, tokens,
-                Path.of("../config/providers.yaml"), Path.of("../config/contracts"), false, Duration.ZERO,
-                "ingest-streams-test", FrontDoor.defaults().withRatePerOwner(0)
+        ingest = IngestFixture.startInstance("ingest-streams-test", tokens, 4, Map.of("HTTP_THREADS", "8"), 64 * 1024,
+                FrontDoor.defaults().withRatePerOwner(0)
                         // Every request here must be served, not shed, on however busy a machine.
                         .withShedding(Duration.ofMinutes(1), FrontDoor.DEFAULT_SHED_BACKLOG));
-        ingest = new IngestService(config, FIXTURE.database, Map.of(), OutboxRelay.Hooks.NONE, Loops.REPORT_ONLY);
-        ingest.start();
     }
 
     @AfterAll
@@ -90,7 +78,7 @@ class EventStreamReleaseIT {
         List<String> live = new ArrayList<>();
         for (int i = 0; i < OWNERS; i++) {
             finished.add(created(i, "finished-" + UUID.randomUUID()));
-            finish(finished.get(i));
+            FIXTURE.succeedFirstAttempt(finished.get(i));
             live.add(created(i, "live-" + UUID.randomUUID()));
         }
         long started = System.nanoTime();
@@ -196,15 +184,5 @@ class EventStreamReleaseIT {
                 HttpResponse.BodyHandlers.ofString()).join();
         assertEquals(201, response.statusCode(), response.body());
         return Json.parse(response.body()).path("id").asText();
-    }
-
-    /** Moves the job's first attempt to STARTING and then to SUCCEEDED, as a worker and the reconciler would. */
-    private static void finish(String jobId) {
-        UUID job = UUID.fromString(jobId);
-        UUID attempt = FIXTURE.ledger.attempts(job).get(0).id();
-        FIXTURE.ledger.start(attempt, Duration.ofSeconds(30));
-        CompletionOutcome outcome = FIXTURE.ledger.complete(job, attempt,
-                Json.parse("{\"sentiment\":\"positive\",\"summary\":\"ok\"}"), "req-" + attempt);
-        assertTrue(outcome instanceof CompletionOutcome.Won, outcome.toString());
     }
 }

@@ -1,6 +1,7 @@
 package dev.onejob.ingest;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.Random;
@@ -53,7 +54,7 @@ final class FuzzAuth {
 
     private static Choice invalid(List<String> notes, String note, String... values) {
         notes.add(note);
-        return new Choice(java.util.Arrays.stream(values).map(FuzzAuth::authorization).toList(), null, true, false);
+        return new Choice(Arrays.stream(values).map(FuzzAuth::authorization).toList(), null, true, false);
     }
 
     static RawHttp.Header authorization(String value) {

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.ledger.IdempotencyKey;
 import dev.onejob.core.ledger.Job;
-import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.ledger.Ledger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -111,13 +111,13 @@ final class FuzzSubmissions {
     }
 
     /** Every (owner, key) whose row in the ledger does not match what its requests were answered. */
-    List<String> ledgerViolations(LedgerStore ledger) {
+    List<String> ledgerViolations(Ledger ledger) {
         Map<String, List<Submission>> byKey = new LinkedHashMap<>();
         all.forEach(s -> byKey.computeIfAbsent(s.caller.owner() + "\u0000" + s.key, k -> new ArrayList<>()).add(s));
         List<String> violations = new ArrayList<>();
         for (List<Submission> group : byKey.values()) {
             Submission first = group.get(0);
-            Optional<Job> job = ledger.jobForKey(first.caller.owner(), first.key);
+            Optional<Job> job = ledger.lookups().jobForKey(first.caller.owner(), first.key);
             long created = group.stream().filter(s -> s.status == 201).count();
             boolean accepted = group.stream().anyMatch(s -> s.status == 200 || s.status == 201);
             String name = first.caller.owner() + "/" + FuzzText.abbreviate(first.key);

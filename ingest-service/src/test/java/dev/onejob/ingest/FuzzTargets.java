@@ -51,14 +51,14 @@ final class FuzzTargets {
             }
         }
         List<UUID> alice = targets.firstAttempts(ingest, "alice");
-        ingest.ledger.start(alice.get(0), Duration.ofMinutes(10));
-        ingest.ledger.start(alice.get(1), Duration.ofMinutes(10));
-        ingest.ledger.markUnknown(alice.get(1));
+        ingest.ledger.starts().start(alice.get(0), Duration.ofMinutes(10));
+        ingest.ledger.starts().start(alice.get(1), Duration.ofMinutes(10));
+        ingest.ledger.starts().markUnknown(alice.get(1));
         // the boss's reversed job waits for its owner: the fallback button (with an override) may press
         UUID waiting = targets.firstAttempts(ingest, "boss").get(2);
-        ingest.ledger.start(waiting, Duration.ofMinutes(10));
-        ingest.ledger.markUnknown(waiting);
-        ingest.ledger.resolveCancelled(waiting,
+        ingest.ledger.starts().start(waiting, Duration.ofMinutes(10));
+        ingest.ledger.starts().markUnknown(waiting);
+        ingest.ledger.interventions().resolveCancelled(waiting,
                 OperatorAction.of("test", OperatorAction.RESOLVE_CANCELLED, "fuzz: make room for the fallback button"));
         return targets;
     }
@@ -76,7 +76,7 @@ final class FuzzTargets {
     }
 
     private List<UUID> firstAttempts(IngestFixture ingest, String owner) {
-        return jobs.get(owner).stream().map(id -> ingest.ledger.attempts(UUID.fromString(id)).get(0).id()).toList();
+        return jobs.get(owner).stream().map(id -> ingest.ledger.lookups().attempts(UUID.fromString(id)).get(0).id()).toList();
     }
 
     List<String> jobsOf(String owner) {

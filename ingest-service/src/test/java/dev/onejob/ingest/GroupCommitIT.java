@@ -4,7 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.onejob.core.db.Database;
-import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.json.Json;
+import dev.onejob.core.ledger.Ledger;
 import dev.onejob.testing.TestDatabase;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
@@ -33,7 +34,7 @@ import org.junit.jupiter.api.Test;
  */
 class GroupCommitIT {
     private static final String REFUSED = "-refused-by-the-database";
-    private static final LedgerStore LEDGER = new LedgerStore(Database.wrap(TestDatabase.shared().dataSource()));
+    private static final Ledger LEDGER = new Ledger(Database.wrap(TestDatabase.shared().dataSource()));
     private static final Pattern GROUP_MAX = Pattern.compile("(?m)^onejob_http_submit_group_size_max(?:\\{[^}]*})? "
             + "([0-9.eE+-]+)$");
     private final IngestFixture ingest = IngestFixture.shared();
@@ -105,7 +106,7 @@ class GroupCommitIT {
                     byKey.computeIfAbsent(sent.get(i).key(), k -> new ArrayList<>()).add(answer.statusCode());
                     if (answer.statusCode() < 300) {
                         jobIds.computeIfAbsent(sent.get(i).key(), k -> new ArrayList<>())
-                                .add(dev.onejob.core.json.Json.parse(answer.body()).path("id").asText());
+                                .add(Json.parse(answer.body()).path("id").asText());
                     }
                 }
                 for (Map.Entry<String, List<Integer>> entry : byKey.entrySet()) {
@@ -121,10 +122,10 @@ class GroupCommitIT {
                         assertEquals(List.of(201, 409), statuses, key);
                     } else if (key.endsWith(REFUSED)) {
                         assertEquals(List.of(500), statuses, key);
-                        assertTrue(LEDGER.jobForKey("alice", key).isEmpty(), "nothing written for " + key);
+                        assertTrue(LEDGER.lookups().jobForKey("alice", key).isEmpty(), "nothing written for " + key);
                     } else {
                         assertEquals(List.of(422), statuses, key);
-                        assertTrue(LEDGER.jobForKey("alice", key).isEmpty(), "nothing written for " + key);
+                        assertTrue(LEDGER.lookups().jobForKey("alice", key).isEmpty(), "nothing written for " + key);
                     }
                 }
             }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.ledger.Job;
+import dev.onejob.ingest.http.Route;
 import dev.onejob.testing.TestDatabase;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -66,20 +67,17 @@ class HostileCallersIT {
         String attemptId = job.path("attempts").get(0).path("id").asText();
 
         for (Map.Entry<String, List<String>> credentials : badCredentials().entrySet()) {
-            // when a caller with these credentials submits, reads, cancels, presses the button, resolves, certifies
+            // when a caller with these credentials calls every route of the server's table that needs a token, aimed
+            // at alice's job and attempt with a body that would do, and looks her job up by its key
             String key = "unauthenticated-" + UUID.randomUUID();
-            List<RawHttp.Response> answers = List.of(
-                    send(credentials.getValue(), "POST", "/v1/jobs", key, IngestFixture.request("x")),
-                    send(credentials.getValue(), "GET", "/v1/jobs/" + jobId, null, null),
-                    send(credentials.getValue(), "GET", "/v1/jobs?idempotency_key=" + job.path("idempotency_key")
-                            .asText(), null, null),
-                    send(credentials.getValue(), "POST", "/v1/jobs/" + jobId + "/cancel", null, null),
-                    send(credentials.getValue(), "POST", "/v1/jobs/" + jobId + "/attempts", null,
-                            "{\"provider\":\"backup\"}"),
-                    send(credentials.getValue(), "POST", "/v1/attempts/" + attemptId + "/resolve", null,
-                            "{\"outcome\":\"CANCELLED\",\"reason\":\"hostile\"}"),
-                    send(credentials.getValue(), "POST", "/v1/certifications", null, "{\"all\":true}"),
-                    send(credentials.getValue(), "GET", "/v1/certifications", null, null));
+            List<RawHttp.Response> answers = new ArrayList<>();
+            for (Route route : ingest.service.routes()) {
+                if (route.role() != Route.Role.PUBLIC) {
+                    answers.add(call(credentials.getValue(), route, jobId, attemptId, key));
+                }
+            }
+            answers.add(send(credentials.getValue(), "GET", "/v1/jobs?idempotency_key=" + job.path("idempotency_key")
+                    .asText(), null, null));
 
             // then every answer is 401 with a Bearer challenge, and nothing was written
             for (RawHttp.Response answer : answers) {
@@ -164,7 +162,7 @@ class HostileCallersIT {
             // when bob (and the boss, who also operates) reach for it: by id (bob only: an operator reads every
             // owner's jobs), by key, to cancel, to press the button with a valid, a malformed and an over-limit body;
             // and for a job that does not exist
-            List<String[]> requests = new java.util.ArrayList<>();
+            List<String[]> requests = new ArrayList<>();
             if (intruder.equals(IngestFixture.BOB)) {
                 requests.add(new String[] {"GET", "", null});
                 requests.add(new String[] {"GET", "/events", null});
@@ -212,21 +210,25 @@ class HostileCallersIT {
         long certifications = count("SELECT count(*) FROM certifications");
         String opsKey = "ops-submit-" + UUID.randomUUID();
 
+        // when each route of the server's table that needs a role is called with tokens without it: the submitters
+        // on the operators' routes, the operator on the submitters', aimed at alice's job and attempt
         List<RawHttp.Response> forbidden = new ArrayList<>();
-        for (String submitter : List.of(IngestFixture.ALICE, IngestFixture.BOB)) {
-            for (String attempt : List.of(attemptId, UUID.randomUUID().toString())) {
-                forbidden.add(send(List.of("Bearer " + submitter), "POST", "/v1/attempts/" + attempt + "/resolve",
-                        null, "{\"outcome\":\"FAILED\",\"reason\":\"I say so\"}"));
+        for (Route route : ingest.service.routes()) {
+            List<String> lacking = switch (route.role()) {
+                case SUBMIT -> List.of(IngestFixture.OPS);
+                case OPERATE -> List.of(IngestFixture.ALICE, IngestFixture.BOB);
+                default -> List.of();
+            };
+            for (String token : lacking) {
+                forbidden.add(call(List.of("Bearer " + token), route, jobId, attemptId, opsKey));
             }
-            forbidden.add(send(List.of("Bearer " + submitter), "POST", "/v1/certifications", null, "{\"all\":true}"));
         }
-        forbidden.add(send(List.of("Bearer " + IngestFixture.OPS), "POST", "/v1/jobs", opsKey,
-                IngestFixture.request("x")));
-        forbidden.add(send(List.of("Bearer " + IngestFixture.OPS), "POST", "/v1/jobs/" + jobId + "/attempts", null,
-                "{\"provider\":\"backup\"}"));
-        forbidden.add(send(List.of("Bearer " + IngestFixture.OPS), "POST", "/v1/jobs/" + jobId + "/cancel", null,
-                null));
+        // and an attempt that does not exist is no way round it
+        forbidden.add(send(List.of("Bearer " + IngestFixture.ALICE), "POST", "/v1/attempts/" + UUID.randomUUID()
+                + "/resolve", null, "{\"outcome\":\"FAILED\",\"reason\":\"I say so\"}"));
 
+        // then every answer is 403, and nothing was written
+        assertTrue(forbidden.size() > 10, "the table has routes for each role: " + forbidden.size());
         for (RawHttp.Response answer : forbidden) {
             assertEquals(403, answer.status(), answer.toString());
             assertEquals(ApiDocument.PROBLEM_BASE + "forbidden", Json.parse(answer.text()).path("type").asText());
@@ -243,24 +245,34 @@ class HostileCallersIT {
     }
 
     private void assertUntouched(String jobId) {
-        Job job = ingest.ledger.job(UUID.fromString(jobId)).orElseThrow();
+        Job job = ingest.ledger.lookups().job(UUID.fromString(jobId)).orElseThrow();
         assertEquals("QUEUED", job.status().name());
         assertEquals(1, job.version());
-        assertEquals(1, ingest.ledger.attempts(job.id()).size());
-        assertEquals("PENDING", ingest.ledger.attempts(job.id()).get(0).status().name());
+        assertEquals(1, ingest.ledger.lookups().attempts(job.id()).size());
+        assertEquals("PENDING", ingest.ledger.lookups().attempts(job.id()).get(0).status().name());
+    }
+
+    /**
+     * One route of the table called with {@code authorization}: its {@code {id}} aimed at alice's job (or attempt,
+     * under /v1/attempts), with {@code key} as Idempotency-Key and a body that would do.
+     */
+    private RawHttp.Response call(List<String> authorization, Route route, String jobId, String attemptId,
+                                  String key) {
+        String target = route.template().replace("{id}", route.template().startsWith("/v1/attempts/") ? attemptId
+                : jobId);
+        String body = switch (route.template()) {
+            case "/v1/jobs" -> IngestFixture.request("x");
+            case "/v1/jobs/{id}/attempts" -> "{\"provider\":\"backup\"}";
+            case "/v1/attempts/{id}/resolve" -> "{\"outcome\":\"FAILED\",\"reason\":\"I say so\"}";
+            case "/v1/certifications" -> "{\"all\":true}";
+            default -> "{}";
+        };
+        return send(authorization, route.method(), target, route.method().equals("POST") ? key : null,
+                route.method().equals("POST") ? body : null);
     }
 
     private RawHttp.Response send(List<String> authorization, String method, String target, String key, String body) {
-        List<RawHttp.Header> headers = new ArrayList<>();
-        authorization.forEach(value -> headers.add(FuzzAuth.authorization(value)));
-        if (key != null) {
-            headers.add(new RawHttp.Header("Idempotency-Key", key));
-        }
-        if (body != null) {
-            headers.add(new RawHttp.Header("Content-Type", "application/json"));
-        }
-        return RawHttp.send(ingest.service.httpPort(), method, target, headers,
-                body == null ? null : body.getBytes(StandardCharsets.UTF_8), true);
+        return ingest.sendRaw(authorization, method, target, key, body);
     }
 
     private static Map<String, List<String>> withoutDate(Map<String, List<String>> headers) {

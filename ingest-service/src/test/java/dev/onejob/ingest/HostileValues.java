@@ -7,6 +7,7 @@ import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Random;
+import java.util.UUID;
 
 /**
  * The hostile inputs the fuzzer draws from, by where they go: strings for JSON fields, JSON values of the wrong
@@ -146,10 +147,10 @@ final class HostileValues {
 
     /** A path id that is not one of the caller's: unknown UUIDs, not-UUIDs, traversal, unicode. */
     String foreignId() {
-        return pick(List.of(java.util.UUID.randomUUID().toString(), "00000000-0000-0000-0000-000000000000",
-                "not-a-uuid", "1", "1-1-1-1-1", "{" + java.util.UUID.randomUUID() + "}",
-                java.util.UUID.randomUUID().toString().toUpperCase(), "x".repeat(256), SQL, "😀", "..", "%00",
-                "\u202E" + java.util.UUID.randomUUID(), "ffffffff-ffff-ffff-ffff-ffffffffffffff"));
+        return pick(List.of(UUID.randomUUID().toString(), "00000000-0000-0000-0000-000000000000",
+                "not-a-uuid", "1", "1-1-1-1-1", "{" + UUID.randomUUID() + "}",
+                UUID.randomUUID().toString().toUpperCase(), "x".repeat(256), SQL, "😀", "..", "%00",
+                "\u202E" + UUID.randomUUID(), "ffffffff-ffff-ffff-ffff-ffffffffffffff"));
     }
 
     String contentType() {

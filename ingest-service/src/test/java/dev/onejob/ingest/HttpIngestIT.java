@@ -5,11 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.Topics;
 import dev.onejob.core.ledger.OperatorAction;
 import dev.onejob.testing.StartGate;
 import dev.onejob.testing.TopicProbe;
+import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,9 +38,9 @@ class HttpIngestIT {
 
     private static JsonNode readYaml(String text) {
         try {
-            return new com.fasterxml.jackson.databind.ObjectMapper(
-                    new com.fasterxml.jackson.dataformat.yaml.YAMLFactory()).readTree(text);
-        } catch (java.io.IOException e) {
+            return new ObjectMapper(
+                    new YAMLFactory()).readTree(text);
+        } catch (IOException e) {
             throw new AssertionError("the OpenAPI document is not valid YAML: " + e.getMessage(), e);
         }
     }
@@ -139,12 +142,12 @@ class HttpIngestIT {
         JsonNode job = json(ingest.submit(IngestFixture.ALICE, "fb-" + UUID.randomUUID(), IngestFixture.request("x")));
         UUID jobId = UUID.fromString(job.path("id").asText());
         UUID first = UUID.fromString(job.path("attempts").get(0).path("id").asText());
-        ingest.ledger.start(first, Duration.ofSeconds(10));
+        ingest.ledger.starts().start(first, Duration.ofSeconds(10));
 
         // when the owner presses the fallback button while it is STARTING, then UNKNOWN: 409 naming it
         for (String state : List.of("STARTING", "UNKNOWN")) {
             if (state.equals("UNKNOWN")) {
-                ingest.ledger.markUnknown(first);
+                ingest.ledger.starts().markUnknown(first);
             }
             HttpResponse<String> pressed = ingest.send("POST", "/v1/jobs/" + jobId + "/attempts", IngestFixture.ALICE,
                     Map.of(), "{\"provider\":\"backup\"}");
@@ -170,7 +173,7 @@ class HttpIngestIT {
         // given an attempt a worker started a moment ago, its call still inside its 10-minute soft deadline
         JsonNode job = json(ingest.submit(IngestFixture.ALICE, "rs-" + UUID.randomUUID(), IngestFixture.request("x")));
         UUID running = UUID.fromString(job.path("attempts").get(0).path("id").asText());
-        ingest.ledger.start(running, Duration.ofMinutes(10));
+        ingest.ledger.starts().start(running, Duration.ofMinutes(10));
 
         // when an operator resolves it FAILED or CANCELLED: refused, naming the soft deadline; nothing changed
         for (String outcome : List.of("FAILED", "CANCELLED")) {
@@ -180,14 +183,14 @@ class HttpIngestIT {
             assertEquals("STARTING", json(early).path("attempt_status").asText());
             assertTrue(json(early).path("soft_deadline").isTextual(), early.body());
         }
-        assertEquals(1, ingest.ledger.attempts(UUID.fromString(job.path("id").asText())).size());
-        assertEquals("STARTING", ingest.ledger.attempt(running).orElseThrow().status().name());
+        assertEquals(1, ingest.ledger.lookups().attempts(UUID.fromString(job.path("id").asText())).size());
+        assertEquals("STARTING", ingest.ledger.lookups().attempt(running).orElseThrow().status().name());
 
         // and once a call is past its soft deadline the resolution goes through, and the job shows who did it and why
         JsonNode late = json(ingest.submit(IngestFixture.ALICE, "rs-" + UUID.randomUUID(), IngestFixture.request("x")));
         UUID overdue = UUID.fromString(late.path("attempts").get(0).path("id").asText());
         // a soft deadline of 0: past as soon as the start committed (the resolve's now() is a later transaction's)
-        ingest.ledger.start(overdue, Duration.ZERO);
+        ingest.ledger.starts().start(overdue, Duration.ZERO);
         HttpResponse<String> resolved = ingest.send("POST", "/v1/attempts/" + overdue + "/resolve", IngestFixture.OPS,
                 Map.of(), "{\"outcome\":\"CANCELLED\",\"reason\":\"provider outage\"}");
         assertEquals(200, resolved.statusCode(), resolved.body());
@@ -206,8 +209,8 @@ class HttpIngestIT {
         JsonNode job = json(ingest.submit(IngestFixture.ALICE, "rf-" + UUID.randomUUID(), IngestFixture.request("x")));
         UUID jobId = UUID.fromString(job.path("id").asText());
         UUID first = UUID.fromString(job.path("attempts").get(0).path("id").asText());
-        ingest.ledger.start(first, Duration.ofSeconds(10));
-        ingest.ledger.markUnknown(first);
+        ingest.ledger.starts().start(first, Duration.ofSeconds(10));
+        ingest.ledger.starts().markUnknown(first);
 
         HttpResponse<String> resolved = ingest.send("POST", "/v1/attempts/" + first + "/resolve", IngestFixture.OPS,
                 Map.of(), "{\"outcome\":\"FAILED\",\"reason\":\"provider confirmed it never ran\"}");
@@ -228,7 +231,7 @@ class HttpIngestIT {
 
     @Test
     void badRequestsGetProblemsWithAStableTypeAndWriteNothing() {
-        long jobsBefore = ingest.ledger.jobsCount();
+        long jobsBefore = ingest.ledger.lookups().jobsCount();
         assertProblem(ingest.submit(IngestFixture.ALICE, null, IngestFixture.request("x")), 400, "idempotency-key-missing");
         assertProblem(ingest.submit(IngestFixture.ALICE, "k".repeat(256), IngestFixture.request("x")), 400,
                 "idempotency-key-invalid");
@@ -250,7 +253,7 @@ class HttpIngestIT {
         // that connection would find it closed)
         assertProblem(ingest.submit(IngestFixture.ALICE, "k-" + UUID.randomUUID(),
                 IngestFixture.request("x".repeat(70 * 1024))), 413, "payload-too-large");
-        assertEquals(jobsBefore, ingest.ledger.jobsCount());
+        assertEquals(jobsBefore, ingest.ledger.lookups().jobsCount());
     }
 
     @Test
@@ -291,9 +294,9 @@ class HttpIngestIT {
         for (String token : List.of(IngestFixture.ALICE, IngestFixture.BOSS)) {
             JsonNode job = json(ingest.submit(token, "cert-" + UUID.randomUUID(), body));
             UUID first = UUID.fromString(job.path("attempts").get(0).path("id").asText());
-            ingest.ledger.start(first, Duration.ofSeconds(10));
-            ingest.ledger.markUnknown(first);
-            ingest.ledger.resolveCancelled(first,
+            ingest.ledger.starts().start(first, Duration.ofSeconds(10));
+            ingest.ledger.starts().markUnknown(first);
+            ingest.ledger.interventions().resolveCancelled(first,
                     OperatorAction.of("test", OperatorAction.RESOLVE_CANCELLED, "test: make room for the button"));
             String path = "/v1/jobs/" + job.path("id").asText() + "/attempts";
 

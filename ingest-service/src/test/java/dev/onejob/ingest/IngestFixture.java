@@ -1,23 +1,37 @@
 package dev.onejob.ingest;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.onejob.core.config.Settings;
+import dev.onejob.core.contract.Contracts;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.db.DatabaseConfig;
+import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.kafka.KafkaTopics;
-import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.ledger.CompletionOutcome;
+import dev.onejob.core.ledger.Ledger;
 import dev.onejob.core.outbox.OutboxRelay;
 import dev.onejob.core.service.Loops;
+import dev.onejob.ingest.http.FrontDoor;
+import dev.onejob.testing.Certifications;
+import dev.onejob.testing.JsonCalls;
 import dev.onejob.testing.TestDatabase;
 import dev.onejob.testing.TestKafka;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 
 /**
  * One ingest service for the test JVM, on the run's database and broker, with three callers: alice and bob
@@ -34,7 +48,7 @@ final class IngestFixture {
     private static IngestFixture shared;
 
     final Database database = Database.wrap(TestDatabase.shared().dataSource());
-    final LedgerStore ledger = new LedgerStore(database);
+    final Ledger ledger = new Ledger(database);
     final String bootstrap = TestKafka.shared().bootstrapServers();
     final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
@@ -53,17 +67,17 @@ final class IngestFixture {
                 + token("boss", "[submit, operate]", BOSS));
         TestDatabase db = TestDatabase.shared();
         databaseConfig = new DatabaseConfig(db.jdbcUrl(), db.user(), System.getenv("DATABASE_PASSWORD"), 4);
-        IngestConfig config = new IngestConfig(databaseConfig, new KafkaConfig(bootstrap), IngestConfig.http(dev.onejob.core.config.Settings.of(Map.of("HTTP_HOST", "127.0.0.1",
-                "HTTP_PORT", "0", "HTTP_THREADS", "16"))), 64 * 1024, tokens, Path.of("../config/providers.yaml"), Path.of("../config/contracts"), false, java.time.Duration.ZERO,
-                "ingest-test", dev.onejob.ingest.http.FrontDoor.defaults().withRatePerOwner(0));
+        IngestConfig config = new IngestConfig(databaseConfig, new KafkaConfig(bootstrap), IngestConfig.http(Settings.of(Map.of("HTTP_HOST", "127.0.0.1",
+                "HTTP_PORT", "0", "HTTP_THREADS", "16"))), 64 * 1024, tokens, Path.of("../config/providers.yaml"), Path.of("../config/contracts"), false, Duration.ZERO,
+                "ingest-test", FrontDoor.defaults().withRatePerOwner(0));
         service = new IngestService(config, database, Map.of(), OutboxRelay.Hooks.NONE,
                 Loops.REPORT_ONLY);
         service.start();
         // backup is certified for sentiment as the contract is now; primary is not (it is only ever a target here)
-        var contract = dev.onejob.core.contract.Contracts.load(Path.of("../config/contracts")).find("sentiment")
+        var contract = Contracts.load(Path.of("../config/contracts")).find("sentiment")
                 .orElseThrow();
-        dev.onejob.testing.Certifications.record(db.dataSource(), "backup", "claude-sonnet-4-5", "sentiment",
-                contract.version(), true, java.time.Instant.now());
+        Certifications.record(db.dataSource(), "backup", "claude-sonnet-4-5", "sentiment",
+                contract.version(), true, Instant.now());
         startRelay();
     }
 
@@ -100,29 +114,60 @@ final class IngestFixture {
         }
     }
 
+    /**
+     * Another ingest instance, started, on the run's database and broker and the repository's providers and
+     * contracts, with no relay (the fixture's publishes): its own name, tokens file, pool size, HTTP settings
+     * ({@code HTTP_HOST} and {@code HTTP_PORT} are set here), body limit and front door. The caller closes it.
+     */
+    static IngestService startInstance(String instanceId, Path tokens, int connections, Map<String, String> http,
+                                       int maxBodyBytes, FrontDoor frontDoor) throws IOException {
+        TestDatabase db = TestDatabase.shared();
+        Map<String, String> env = new HashMap<>(http);
+        env.put("HTTP_HOST", "127.0.0.1");
+        env.put("HTTP_PORT", "0");
+        IngestConfig config = new IngestConfig(new DatabaseConfig(db.jdbcUrl(), db.user(),
+                System.getenv("DATABASE_PASSWORD"), connections), new KafkaConfig(TestKafka.shared().bootstrapServers()),
+                IngestConfig.http(Settings.of(env)), maxBodyBytes, tokens, Path.of("../config/providers.yaml"),
+                Path.of("../config/contracts"), false, Duration.ZERO, instanceId, frontDoor);
+        IngestService service = new IngestService(config, Database.wrap(db.dataSource()), Map.of(),
+                OutboxRelay.Hooks.NONE, Loops.REPORT_ONLY);
+        service.start();
+        return service;
+    }
+
+    /** Moves the job's first attempt to STARTING and then to SUCCEEDED, as a worker and the reconciler would. */
+    void succeedFirstAttempt(String jobId) {
+        UUID job = UUID.fromString(jobId);
+        UUID attempt = ledger.lookups().attempts(job).get(0).id();
+        ledger.starts().start(attempt, Duration.ofSeconds(30));
+        CompletionOutcome outcome = ledger.completions().complete(job, attempt,
+                Json.parse("{\"sentiment\":\"positive\",\"summary\":\"ok\"}"), "req-" + attempt);
+        assertTrue(outcome instanceof CompletionOutcome.Won, outcome.toString());
+    }
+
     URI uri(String path) {
         return URI.create("http://127.0.0.1:" + service.httpPort() + path);
     }
 
     HttpResponse<String> send(String method, String path, String token, Map<String, String> headers, String body) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                        : HttpRequest.BodyPublishers.ofString(body));
-        if (token != null) {
-            request.header("Authorization", "Bearer " + token);
+        return JsonCalls.send(http, method, uri(path), token, headers, body);
+    }
+
+    /**
+     * A request as sent, over a raw socket ({@link RawHttp}): each {@code authorization} value as one Authorization
+     * header, an Idempotency-Key unless {@code key} is null, and a JSON body unless {@code body} is null.
+     */
+    RawHttp.Response sendRaw(List<String> authorization, String method, String target, String key, String body) {
+        List<RawHttp.Header> headers = new ArrayList<>();
+        authorization.forEach(value -> headers.add(FuzzAuth.authorization(value)));
+        if (key != null) {
+            headers.add(new RawHttp.Header("Idempotency-Key", key));
         }
         if (body != null) {
-            request.header("Content-Type", "application/json");
+            headers.add(new RawHttp.Header("Content-Type", "application/json"));
         }
-        headers.forEach(request::header);
-        try {
-            return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new IllegalStateException("HTTP " + method + " " + path + " failed: " + e, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
+        return RawHttp.send(service.httpPort(), method, target, headers,
+                body == null ? null : body.getBytes(StandardCharsets.UTF_8), true);
     }
 
     HttpResponse<String> submit(String token, String key, String body) {

@@ -3,6 +3,7 @@ package dev.onejob.ingest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.onejob.core.config.Settings;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.db.DatabaseConfig;
 import dev.onejob.core.json.Json;
@@ -13,6 +14,7 @@ import dev.onejob.core.kafka.Topics;
 import dev.onejob.core.outbox.OutboxRelay;
 import dev.onejob.core.service.Loops;
 import dev.onejob.infra.EmbeddedKafka;
+import dev.onejob.ingest.http.FrontDoor;
 import dev.onejob.testing.TestDatabase;
 import dev.onejob.testing.TopicProbe;
 import java.io.IOException;
@@ -46,8 +48,8 @@ final class IsolatedIngest implements AutoCloseable {
         TestDatabase db = TestDatabase.shared();
         DatabaseConfig database = new DatabaseConfig(db.jdbcUrl(), db.user(), System.getenv("DATABASE_PASSWORD"), 2);
         service = new IngestService(new IngestConfig(database, new KafkaConfig(broker.bootstrapServers()),
-                IngestConfig.http(dev.onejob.core.config.Settings.of(Map.of("HTTP_HOST", "127.0.0.1", "HTTP_PORT", "0", "HTTP_THREADS", "2"))), 64 * 1024, tokens, Path.of("../config/providers.yaml"),
-                Path.of("../config/contracts"), false, java.time.Duration.ZERO, "ingest-isolated-test", dev.onejob.ingest.http.FrontDoor.defaults().withRatePerOwner(0)),
+                IngestConfig.http(Settings.of(Map.of("HTTP_HOST", "127.0.0.1", "HTTP_PORT", "0", "HTTP_THREADS", "2"))), 64 * 1024, tokens, Path.of("../config/providers.yaml"),
+                Path.of("../config/contracts"), false, Duration.ZERO, "ingest-isolated-test", FrontDoor.defaults().withRatePerOwner(0)),
                 Database.wrap(db.dataSource()), Map.of(), OutboxRelay.Hooks.NONE,
                 Loops.REPORT_ONLY);
         service.start();

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.onejob.core.db.Database;
 import dev.onejob.core.events.Headers;
-import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.ledger.Ledger;
 import dev.onejob.testing.TestDatabase;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
  */
 class KafkaBatchRefusalIT {
     private static final String REFUSED_SUFFIX = "-refused-by-the-database";
-    private static final LedgerStore LEDGER = new LedgerStore(Database.wrap(TestDatabase.shared().dataSource()));
+    private static final Ledger LEDGER = new Ledger(Database.wrap(TestDatabase.shared().dataSource()));
     private static IsolatedIngest ingest;
 
     @BeforeAll
@@ -82,9 +82,9 @@ class KafkaBatchRefusalIT {
         String reason = new String(deadLetters.get(0).headers().lastHeader(Headers.DLQ_REASON).value(),
                 StandardCharsets.UTF_8);
         assertTrue(reason.contains("keys like this one are refused here"), reason);
-        assertTrue(LEDGER.jobForKey("alice", keys.get(2)).isEmpty());
+        assertTrue(LEDGER.lookups().jobForKey("alice", keys.get(2)).isEmpty());
         for (String key : List.of(keys.get(0), keys.get(1), keys.get(3), keys.get(4))) {
-            assertTrue(LEDGER.jobForKey("alice", key).isPresent(), key);
+            assertTrue(LEDGER.lookups().jobForKey("alice", key).isPresent(), key);
         }
     }
 

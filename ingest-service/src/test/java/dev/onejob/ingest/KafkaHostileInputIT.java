@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.onejob.core.events.JobRequestOutcome;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.json.JsonSchemas;
 import dev.onejob.core.kafka.Topics;
@@ -94,7 +95,7 @@ class KafkaHostileInputIT {
         JsonNode created = onlyAnswer(answers, valid.requestId());
         assertEquals("CREATED", created.path("outcome").asText(), created.toString());
         assertEquals(created.path("job_id").asText(),
-                INGEST.ledger.jobForKey("alice", validKey).orElseThrow().id().toString());
+                INGEST.ledger.lookups().jobForKey("alice", validKey).orElseThrow().id().toString());
     }
 
     private static List<JobRequestPublisher.Hostile> hostileRecords(String run) {
@@ -138,7 +139,7 @@ class KafkaHostileInputIT {
         assertEquals(1, found.size(), "exactly one answer for " + requestId);
         JsonNode answer = Json.parse(TopicProbe.text(found.get(0).value()));
         assertEquals(List.of(), OUTCOME_SCHEMA.violations(answer), answer.toString());
-        assertEquals(Integer.toString(dev.onejob.core.events.JobRequestOutcome.VERSION),
+        assertEquals(Integer.toString(JobRequestOutcome.VERSION),
                 JobRequestPublisher.header(found.get(0), "onejob-schema-version"));
         return answer;
     }

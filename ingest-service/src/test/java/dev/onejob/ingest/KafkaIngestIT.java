@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.onejob.core.events.JobRequestOutcome;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.json.JsonSchemas;
 import dev.onejob.core.kafka.KafkaConfig;
@@ -12,6 +13,8 @@ import dev.onejob.testing.TopicProbe;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -76,7 +79,7 @@ class KafkaIngestIT {
         assertEquals(1, found.size(), "exactly one answer for " + requestId);
         JsonNode answer = Json.parse(TopicProbe.text(found.get(0).value()));
         assertEquals(List.of(), OUTCOME_SCHEMA.violations(answer), answer.toString());
-        assertEquals(Integer.toString(dev.onejob.core.events.JobRequestOutcome.VERSION),
+        assertEquals(Integer.toString(JobRequestOutcome.VERSION),
                 header(found.get(0), "onejob-schema-version"));
         return answer;
     }
@@ -100,7 +103,7 @@ class KafkaIngestIT {
             assertEquals("REPLAYED", answer.path("outcome").asText(), answer.toString());
             assertEquals(jobId, answer.path("job_id").asText());
         }
-        assertEquals(1, INGEST.ledger.jobForKey("alice", key).stream().count());
+        assertEquals(1, INGEST.ledger.lookups().jobForKey("alice", key).stream().count());
     }
 
     @Test
@@ -116,7 +119,7 @@ class KafkaIngestIT {
         JsonNode answer = outcome(changed);
         assertEquals("CONFLICT", answer.path("outcome").asText());
         assertEquals("https://onejob.dev/problems/idempotency-key-reused", answer.path("problem").path("type").asText());
-        assertEquals("I loved it", INGEST.ledger.jobForKey("alice", key).orElseThrow().request()
+        assertEquals("I loved it", INGEST.ledger.lookups().jobForKey("alice", key).orElseThrow().request()
                 .path("variables").path("text").asText());
     }
 
@@ -132,7 +135,7 @@ class KafkaIngestIT {
                 "missing-key", ("{\"owner_id\":\"alice\",\"request\":" + IngestFixture.request("x") + "}")
                         .getBytes(StandardCharsets.UTF_8));
         List<String> validIds = new ArrayList<>();
-        Map<String, String> poisonIds = new java.util.HashMap<>();
+        Map<String, String> poisonIds = new HashMap<>();
         for (Map.Entry<String, byte[]> bad : poison.entrySet()) {
             String valid = requestId();
             publish("alice", envelope("alice", "ok-" + UUID.randomUUID(), IngestFixture.request("fine")), valid);
@@ -155,7 +158,7 @@ class KafkaIngestIT {
             assertEquals(1, letters.size(), bad.getKey());
             String reason = header(letters.get(0), "onejob-dlq-reason");
             assertTrue(reason != null && !reason.isBlank(), bad.getKey());
-            assertTrue(java.util.Arrays.equals(poison.get(bad.getKey()), letters.get(0).value()),
+            assertTrue(Arrays.equals(poison.get(bad.getKey()), letters.get(0).value()),
                     "the original bytes are kept: " + bad.getKey());
         }
     }

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.onejob.core.db.Database;
-import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.ledger.Ledger;
 import dev.onejob.testing.TestDatabase;
 import java.io.IOException;
 import java.time.Duration;
@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * partition; this test therefore runs on a broker of its own ({@link IsolatedIngest}).
  */
 class KafkaUnstorableInputIT {
-    private static final LedgerStore LEDGER = new LedgerStore(Database.wrap(TestDatabase.shared().dataSource()));
+    private static final Ledger LEDGER = new Ledger(Database.wrap(TestDatabase.shared().dataSource()));
     private static IsolatedIngest ingest;
 
     @BeforeAll
@@ -60,8 +60,8 @@ class KafkaUnstorableInputIT {
         assertEquals(expected, outcomes);
         assertEquals(1, ingest.deadLetters(keys.get(1), Duration.ofSeconds(10)).size(), "the unreadable owner");
         for (String key : keys.subList(0, 3)) {
-            assertTrue(LEDGER.jobForKey("alice", key).isEmpty(), key);
+            assertTrue(LEDGER.lookups().jobForKey("alice", key).isEmpty(), key);
         }
-        assertTrue(LEDGER.jobForKey("alice", keys.get(3)).isPresent());
+        assertTrue(LEDGER.lookups().jobForKey("alice", keys.get(3)).isPresent());
     }
 }

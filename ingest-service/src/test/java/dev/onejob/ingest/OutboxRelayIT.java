@@ -5,18 +5,34 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.onejob.core.events.Headers;
+import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.kafka.Topics;
-import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.ledger.Ledger;
 import dev.onejob.core.ledger.NewJob;
 import dev.onejob.core.ledger.SubmitOutcome;
-import dev.onejob.core.json.Json;
+import dev.onejob.core.outbox.OutboxEvent;
 import dev.onejob.core.outbox.OutboxRelay;
+import dev.onejob.core.outbox.OutboxStatus;
 import dev.onejob.core.outbox.OutboxStore;
+import dev.onejob.testing.Await;
+import dev.onejob.testing.StartGate;
 import dev.onejob.testing.TopicProbe;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.KafkaException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -35,8 +51,8 @@ class OutboxRelayIT {
     }
 
     private SubmitOutcome.Created newJob() {
-        LedgerStore ledger = ingest.ledger;
-        return (SubmitOutcome.Created) ledger.submit(new NewJob("alice", "relay-" + UUID.randomUUID(),
+        Ledger ledger = ingest.ledger;
+        return (SubmitOutcome.Created) ledger.submissions().submit(new NewJob("alice", "relay-" + UUID.randomUUID(),
                 Json.parse(IngestFixture.request("x")), "sentiment", "primary", List.of("backup")));
     }
 
@@ -54,10 +70,10 @@ class OutboxRelayIT {
 
     private OutboxRelay relay(String name, OutboxRelay.Hooks hooks, Duration lease) {
         return new OutboxRelay(ingest.database, ingest.databaseConfig, new KafkaConfig(ingest.bootstrap), name,
-                new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), hooks, lease);
+                new SimpleMeterRegistry(), hooks, lease);
     }
 
-    private List<org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]>> commandsOf(UUID jobId) {
+    private List<ConsumerRecord<byte[], byte[]>> commandsOf(UUID jobId) {
         return TopicProbe.await(ingest.bootstrap, Topics.ATTEMPT_COMMANDS.name(),
                 r -> jobId.toString().equals(TopicProbe.text(r.key())), 1, Duration.ofSeconds(20));
     }
@@ -65,7 +81,7 @@ class OutboxRelayIT {
     private void drainUntilSent(UUID jobId) {
         try (OutboxRelay healthy = relay("healthy-relay-" + UUID.randomUUID(), OutboxRelay.Hooks.NONE,
                 OutboxRelay.DEFAULT_LEASE)) {
-            dev.onejob.testing.Await.until(Duration.ofSeconds(30), "the row to be sent", () -> {
+            Await.until(Duration.ofSeconds(30), "the row to be sent", () -> {
                 healthy.relayOnce();
                 return unsentFor(jobId) == 0;
             });
@@ -81,19 +97,19 @@ class OutboxRelayIT {
         // when a relay (lease 1 s) commits the Kafka transaction and dies before marking the row sent
         try (OutboxRelay crashing = relay("crash-after-commit-" + UUID.randomUUID(), new OutboxRelay.Hooks() {
             @Override
-            public void afterKafkaCommit(List<OutboxStore.OutboxEvent> events) {
+            public void afterKafkaCommit(List<OutboxEvent> events) {
                 throw new IllegalStateException("killed between the Kafka commit and the mark");
             }
         }, Duration.ofSeconds(1))) {
             // (a Kafka transaction the broker itself refuses is aborted and its rows released: that is the other
             // crash; try again until the commit went through and the relay died after it)
-            java.util.concurrent.atomic.AtomicBoolean crashedAfterCommit = new java.util.concurrent.atomic.AtomicBoolean();
-            dev.onejob.testing.Await.until(Duration.ofSeconds(30), "a relay dying right after its Kafka commit", () -> {
+            AtomicBoolean crashedAfterCommit = new AtomicBoolean();
+            Await.until(Duration.ofSeconds(30), "a relay dying right after its Kafka commit", () -> {
                 try {
                     crashing.relayOnce();
                 } catch (IllegalStateException e) {
                     crashedAfterCommit.set(e.getMessage().contains("killed between the Kafka commit"));
-                } catch (org.apache.kafka.common.KafkaException e) {
+                } catch (KafkaException e) {
                     return false;
                 }
                 return crashedAfterCommit.get();
@@ -115,11 +131,11 @@ class OutboxRelayIT {
         // given a job whose attempt command is queued, and a relay (lease 500 ms) that stalls right before its commit
         SubmitOutcome.Created created = newJob();
         UUID jobId = created.job().id();
-        java.util.concurrent.CountDownLatch stalled = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.CountDownLatch resume = new java.util.concurrent.CountDownLatch(1);
+        CountDownLatch stalled = new CountDownLatch(1);
+        CountDownLatch resume = new CountDownLatch(1);
         try (OutboxRelay paused = relay("paused-" + UUID.randomUUID(), new OutboxRelay.Hooks() {
             @Override
-            public void beforeKafkaCommit(List<OutboxStore.OutboxEvent> events) {
+            public void beforeKafkaCommit(List<OutboxEvent> events) {
                 stalled.countDown();
                 try {
                     resume.await();
@@ -128,14 +144,14 @@ class OutboxRelayIT {
                 }
             }
         }, Duration.ofMillis(500))) {
-            var first = java.util.concurrent.CompletableFuture.supplyAsync(paused::relayOnce);
-            assertTrue(stalled.await(20, java.util.concurrent.TimeUnit.SECONDS));
+            var first = CompletableFuture.supplyAsync(paused::relayOnce);
+            assertTrue(stalled.await(20, TimeUnit.SECONDS));
 
             // when its lease runs out, another relay takes the row over and publishes it (it retries until the lease
             // has run out and the row is sent), then the first wakes up
             drainUntilSent(jobId);
             resume.countDown();
-            int settledByThePausedOne = first.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            int settledByThePausedOne = first.get(30, TimeUnit.SECONDS);
 
             // then the paused relay found the row taken over and published nothing: one copy on the topic
             assertEquals(0, settledByThePausedOne);
@@ -151,7 +167,7 @@ class OutboxRelayIT {
         UUID poisonKey = UUID.randomUUID();
         ingest.database.inTransaction(c -> OutboxStore.enqueue(c, Topics.JOB_RESULTS, "poison-" + poisonKey,
                 poisonKey.toString(), Json.object().put("blob", "x".repeat(
-                        dev.onejob.core.kafka.KafkaConfig.MAX_ANSWER_RECORD_BYTES + 1024 * 1024)), 1));
+                        KafkaConfig.MAX_ANSWER_RECORD_BYTES + 1024 * 1024)), 1));
         SubmitOutcome.Created created = newJob();
 
         // when relays run
@@ -159,7 +175,7 @@ class OutboxRelayIT {
 
         // then the good row went out, and the poison one is set aside with the broker's reason, not retried
         assertEquals(1, commandsOf(created.job().id()).size());
-        var parked = ingest.database.inTransaction(c -> OutboxStore.parked(c, 100)).stream()
+        var parked = ingest.database.inTransaction(c -> OutboxStatus.parked(c, 100)).stream()
                 .filter(p -> p.messageKey().equals(poisonKey.toString())).toList();
         assertEquals(1, parked.size());
         assertTrue(parked.get(0).reason().contains("RecordTooLargeException"), parked.get(0).reason());
@@ -173,7 +189,7 @@ class OutboxRelayIT {
 
         try (OutboxRelay crashing = relay("crash-before-commit-" + UUID.randomUUID(), new OutboxRelay.Hooks() {
             @Override
-            public void beforeKafkaCommit(List<OutboxStore.OutboxEvent> events) {
+            public void beforeKafkaCommit(List<OutboxEvent> events) {
                 throw new IllegalStateException("killed inside the Kafka transaction");
             }
         }, OutboxRelay.DEFAULT_LEASE)) {
@@ -188,7 +204,7 @@ class OutboxRelayIT {
     @Test
     void twoRelaysClaimingAtOnceSendEachRowOnce() throws Exception {
         // given 200 queued commands and no relay running
-        List<UUID> jobs = new java.util.ArrayList<>();
+        List<UUID> jobs = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
             jobs.add(newJob().job().id());
         }
@@ -196,15 +212,15 @@ class OutboxRelayIT {
         // when two relays drain the outbox at the same time
         OutboxRelay a = relay("relay-a-" + UUID.randomUUID(), OutboxRelay.Hooks.NONE, OutboxRelay.DEFAULT_LEASE);
         OutboxRelay b = relay("relay-b-" + UUID.randomUUID(), OutboxRelay.Hooks.NONE, OutboxRelay.DEFAULT_LEASE);
-        var pool = java.util.concurrent.Executors.newFixedThreadPool(2);
-        var sent = dev.onejob.testing.StartGate.race(pool, List.<java.util.concurrent.Callable<Integer>>of(
+        var pool = Executors.newFixedThreadPool(2);
+        var sent = StartGate.race(pool, List.<Callable<Integer>>of(
                 () -> drain(a), () -> drain(b)));
         pool.shutdown();
         a.close();
         b.close();
 
         // then together they sent every row, each exactly once
-        java.util.Set<String> wanted = new java.util.HashSet<>();
+        Set<String> wanted = new HashSet<>();
         jobs.forEach(j -> wanted.add(j.toString()));
         var commands = TopicProbe.await(ingest.bootstrap, Topics.ATTEMPT_COMMANDS.name(),
                 r -> wanted.contains(TopicProbe.text(r.key())), 200, Duration.ofSeconds(30));

@@ -3,15 +3,10 @@ package dev.onejob.ingest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.onejob.core.db.Database;
-import dev.onejob.core.db.DatabaseConfig;
 import dev.onejob.core.json.Json;
-import dev.onejob.core.kafka.KafkaConfig;
-import dev.onejob.core.outbox.OutboxRelay;
-import dev.onejob.core.service.Loops;
 import dev.onejob.ingest.http.FrontDoor;
 import dev.onejob.testing.Await;
-import dev.onejob.testing.TestDatabase;
+import dev.onejob.testing.Trickler;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
@@ -28,8 +23,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -46,7 +39,7 @@ class OwnerCapsIT {
     private static IngestService capped;
     private static final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final List<Socket> sockets = new ArrayList<>();
-    private final ScheduledExecutorService trickler = Executors.newSingleThreadScheduledExecutor();
+    private final Trickler trickler = new Trickler();
 
     @BeforeAll
     static void startACappedInstance() throws Exception {
@@ -55,15 +48,8 @@ class OwnerCapsIT {
                 + "  - owner: alice\n    roles: [submit]\n    sha256: " + Tokens.sha256Hex(IngestFixture.ALICE) + "\n"
                 + "  - owner: bob\n    roles: [submit]\n    sha256: " + Tokens.sha256Hex(IngestFixture.BOB) + "\n"
                 + "  - owner: ops\n    roles: [operate]\n    sha256: " + Tokens.sha256Hex(IngestFixture.OPS) + "\n");
-        TestDatabase db = TestDatabase.shared();
-        FrontDoor frontDoor = FrontDoor.defaults().withRatePerOwner(0).withPerOwner(0, 2, 2);
-        capped = new IngestService(new IngestConfig(new DatabaseConfig(db.jdbcUrl(), db.user(),
-                System.getenv("DATABASE_PASSWORD"), 2), new KafkaConfig(FIXTURE.bootstrap),
-                IngestConfig.http(dev.onejob.core.config.Settings.of(Map.of("HTTP_HOST", "127.0.0.1", "HTTP_PORT",
-                        "0", "HTTP_THREADS", "4"))), 256 * 1024, tokens, Path.of("../config/providers.yaml"),
-                Path.of("../config/contracts"), false, Duration.ZERO, "ingest-caps-test", frontDoor),
-                Database.wrap(db.dataSource()), Map.of(), OutboxRelay.Hooks.NONE, Loops.REPORT_ONLY);
-        capped.start();
+        capped = IngestFixture.startInstance("ingest-caps-test", tokens, 2, Map.of("HTTP_THREADS", "4"), 256 * 1024,
+                FrontDoor.defaults().withRatePerOwner(0).withPerOwner(0, 2, 2));
     }
 
     @AfterAll
@@ -73,7 +59,7 @@ class OwnerCapsIT {
 
     @AfterEach
     void closeClients() throws IOException {
-        trickler.shutdownNow();
+        trickler.close();
         for (Socket socket : sockets) {
             socket.close();
         }
@@ -138,13 +124,7 @@ class OwnerCapsIT {
                     + "\r\nContent-Type: application/json\r\nContent-Length: 200000\r\n\r\n{")
                     .getBytes(StandardCharsets.US_ASCII));
             socket.getOutputStream().flush();
-            trickler.scheduleAtFixedRate(() -> {
-                try {
-                    socket.getOutputStream().write(' ');
-                } catch (IOException ignored) {
-                    // the server closed it (408), or the test did
-                }
-            }, 100, 100, TimeUnit.MILLISECONDS);
+            trickler.trickle(socket);
         }
 
         // then liveness and bob's submissions are answered, each within a second

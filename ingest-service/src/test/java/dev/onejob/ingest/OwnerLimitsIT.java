@@ -4,12 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.onejob.core.config.Settings;
 import dev.onejob.core.db.Database;
+import dev.onejob.core.db.DatabaseConfig;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.KafkaConfig;
-import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.ledger.Ledger;
 import dev.onejob.core.outbox.OutboxRelay;
 import dev.onejob.core.service.Loops;
+import dev.onejob.ingest.http.FrontDoor;
 import dev.onejob.testing.TestDatabase;
 import dev.onejob.testing.TestKafka;
 import java.net.URI;
@@ -18,6 +21,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
@@ -47,12 +51,12 @@ class OwnerLimitsIT {
                   frank-%1$s: {max_live_attempts: 1}
                 """.formatted(run));
         TestDatabase db = TestDatabase.shared();
-        IngestConfig config = new IngestConfig(new dev.onejob.core.db.DatabaseConfig(db.jdbcUrl(), db.user(),
+        IngestConfig config = new IngestConfig(new DatabaseConfig(db.jdbcUrl(), db.user(),
                 System.getenv("DATABASE_PASSWORD"), 2), new KafkaConfig(TestKafka.shared().bootstrapServers()),
-                IngestConfig.http(dev.onejob.core.config.Settings.of(Map.of("HTTP_HOST", "127.0.0.1", "HTTP_PORT",
+                IngestConfig.http(Settings.of(Map.of("HTTP_HOST", "127.0.0.1", "HTTP_PORT",
                         "0", "HTTP_THREADS", "4"))), 64 * 1024, tokens, Path.of("../config/providers.yaml"),
-                Path.of("../config/contracts"), false, java.time.Duration.ZERO, "budgets-test",
-                dev.onejob.ingest.http.FrontDoor.defaults().withRatePerOwner(0), budgets);
+                Path.of("../config/contracts"), false, Duration.ZERO, "budgets-test",
+                FrontDoor.defaults().withRatePerOwner(0), budgets);
         service = new IngestService(config, database, Map.of(), OutboxRelay.Hooks.NONE, Loops.REPORT_ONLY);
         service.start();
     }
@@ -81,7 +85,7 @@ class OwnerLimitsIT {
         JsonNode problem = Json.parse(refused.body());
         assertEquals("https://onejob.dev/problems/budget-exceeded", problem.path("type").asText());
         assertTrue(problem.path("detail").asText().contains("0.000001 USD cap"), problem.toString());
-        assertTrue(new LedgerStore(database).jobForKey("erin-" + run, "k1").isEmpty());
+        assertTrue(new Ledger(database).lookups().jobForKey("erin-" + run, "k1").isEmpty());
         assertEquals(201, submit("gina", "k1").statusCode(), "an owner without limits is not affected");
     }
 
@@ -97,7 +101,7 @@ class OwnerLimitsIT {
         assertEquals("https://onejob.dev/problems/too-many-live-attempts", Json.parse(second.body()).path("type")
                 .asText());
         assertEquals(200, replay.statusCode(), "a replay is never refused: " + replay.body());
-        new LedgerStore(database).cancelJob(UUID.fromString(Json.parse(first.body()).path("id").asText()), "test");
+        new Ledger(database).interventions().cancelJob(UUID.fromString(Json.parse(first.body()).path("id").asText()), "test");
         assertEquals(201, submit("frank", "k2").statusCode(), "the refused key was never taken");
     }
 

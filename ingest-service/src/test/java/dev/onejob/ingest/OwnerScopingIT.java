@@ -55,13 +55,13 @@ class OwnerScopingIT {
         String key = "ola-" + UUID.randomUUID();
         UUID failedJob = submit(token, key, secret);
         UUID failedAttempt = firstAttempt(failedJob);
-        ingest.ledger.start(failedAttempt, Duration.ofMinutes(5));
-        ingest.ledger.fail(failedAttempt, new AttemptFailure("http_500", "the provider answered: " + secret, false),
+        ingest.ledger.starts().start(failedAttempt, Duration.ofMinutes(5));
+        ingest.ledger.failures().fail(failedAttempt, new AttemptFailure("http_500", "the provider answered: " + secret, false),
                 (job, provider) -> false);
         UUID unknownJob = submit(token, "ola-" + UUID.randomUUID(), secret);
         UUID unknownAttempt = firstAttempt(unknownJob);
-        ingest.ledger.start(unknownAttempt, Duration.ofMinutes(5));
-        ingest.ledger.markUnknown(unknownAttempt);
+        ingest.ledger.starts().start(unknownAttempt, Duration.ofMinutes(5));
+        ingest.ledger.starts().markUnknown(unknownAttempt);
         return new Owner(name, token, secret, key, failedJob, failedAttempt, unknownJob, unknownAttempt);
     }
 
@@ -72,7 +72,7 @@ class OwnerScopingIT {
     }
 
     private static UUID firstAttempt(UUID jobId) {
-        return ingest.ledger.attempts(jobId).get(0).id();
+        return ingest.ledger.lookups().attempts(jobId).get(0).id();
     }
 
     @Test
@@ -199,6 +199,6 @@ class OwnerScopingIT {
     }
 
     private static Job job(UUID id) {
-        return ingest.ledger.job(id).orElseThrow();
+        return ingest.ledger.lookups().job(id).orElseThrow();
     }
 }

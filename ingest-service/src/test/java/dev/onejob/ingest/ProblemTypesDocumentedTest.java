@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.onejob.core.http.ProblemJson;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -41,7 +42,7 @@ class ProblemTypesDocumentedTest {
         List<String> unreadable = new ArrayList<>();
         Map<String, Integer> sent = sentProblems(unreadable);
         // and those the HTTP server sends itself, before any route (malformed HTTP, limits, time limits)
-        dev.onejob.core.http.ProblemJson.serverTypes().forEach((type, status) -> {
+        ProblemJson.serverTypes().forEach((type, status) -> {
             Integer before = sent.put(type, status);
             if (before != null && !before.equals(status)) {
                 unreadable.add("the server sends " + type + " with " + status + ", the API with " + before);

@@ -6,12 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.json.Json;
-import dev.onejob.core.kafka.KafkaConfig;
-import dev.onejob.core.ledger.LedgerStore;
-import dev.onejob.core.outbox.OutboxRelay;
-import dev.onejob.core.service.Loops;
+import dev.onejob.core.ledger.Ledger;
+import dev.onejob.ingest.http.FrontDoor;
 import dev.onejob.testing.TestDatabase;
-import dev.onejob.testing.TestKafka;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -39,14 +36,8 @@ class RateLimitIT {
         Files.writeString(tokens, "tokens:\n"
                 + "  - owner: carol\n    roles: [submit]\n    sha256: " + Tokens.sha256Hex(CAROL) + "\n"
                 + "  - owner: dave\n    roles: [submit]\n    sha256: " + Tokens.sha256Hex(DAVE) + "\n");
-        TestDatabase db = TestDatabase.shared();
-        IngestConfig config = new IngestConfig(new dev.onejob.core.db.DatabaseConfig(db.jdbcUrl(), db.user(),
-                System.getenv("DATABASE_PASSWORD"), 2), new KafkaConfig(TestKafka.shared().bootstrapServers()),
-                IngestConfig.http(dev.onejob.core.config.Settings.of(Map.of("HTTP_HOST", "127.0.0.1", "HTTP_PORT", "0", "HTTP_THREADS", "4"))), 64 * 1024, tokens, Path.of("../config/providers.yaml"),
-                Path.of("../config/contracts"), false, java.time.Duration.ZERO, "rate-limit-test", dev.onejob.ingest.http.FrontDoor.defaults().withRatePerOwner(1));
-        service = new IngestService(config, database, Map.of(), OutboxRelay.Hooks.NONE,
-                Loops.REPORT_ONLY);
-        service.start();
+        service = IngestFixture.startInstance("rate-limit-test", tokens, 2, Map.of("HTTP_THREADS", "4"), 64 * 1024,
+                FrontDoor.defaults().withRatePerOwner(1));
     }
 
     @AfterEach
@@ -79,7 +70,7 @@ class RateLimitIT {
         assertEquals("https://onejob.dev/problems/rate-limited", problem.path("type").asText());
         long retryAfter = Long.parseLong(refused.headers().firstValue("Retry-After").orElseThrow());
         assertTrue(retryAfter >= 1, "Retry-After: " + retryAfter);
-        assertTrue(new LedgerStore(database).jobForKey("carol", refusedKey).isEmpty(), "a refused request writes nothing");
+        assertTrue(new Ledger(database).lookups().jobForKey("carol", refusedKey).isEmpty(), "a refused request writes nothing");
         assertEquals(201, submit(DAVE, run + "-dave").statusCode(), "another owner is unaffected");
 
         Thread.sleep(Duration.ofSeconds(retryAfter).toMillis());

@@ -8,6 +8,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -158,7 +159,7 @@ final class RawHttp {
             if (bytes.length - bodyStart < declared) {
                 return null;
             }
-            return new Response(status, headers, java.util.Arrays.copyOfRange(bytes, bodyStart, bodyStart + declared),
+            return new Response(status, headers, Arrays.copyOfRange(bytes, bodyStart, bodyStart + declared),
                     null);
         }
         List<String> encoding = headers.get("transfer-encoding");
@@ -166,7 +167,7 @@ final class RawHttp {
             byte[] decoded = dechunk(bytes, bodyStart);
             return decoded == null ? null : new Response(status, headers, decoded, null);
         }
-        return atEnd ? new Response(status, headers, java.util.Arrays.copyOfRange(bytes, bodyStart, bytes.length), null)
+        return atEnd ? new Response(status, headers, Arrays.copyOfRange(bytes, bodyStart, bytes.length), null)
                 : null;
     }
 

@@ -30,8 +30,8 @@ class UsageApiIT {
                 IngestFixture.request("usage"));
         assertEquals(201, created.statusCode(), created.body());
         UUID jobId = UUID.fromString(Json.parse(created.body()).get("id").asText());
-        Attempt attempt = fixture.ledger.attempts(jobId).get(0);
-        fixture.ledger.start(attempt.id(), Duration.ofSeconds(30));
+        Attempt attempt = fixture.ledger.lookups().attempts(jobId).get(0);
+        fixture.ledger.starts().start(attempt.id(), Duration.ofSeconds(30));
         return attempt;
     }
 

@@ -5,17 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.onejob.core.db.Database;
-import dev.onejob.core.db.DatabaseConfig;
 import dev.onejob.core.json.Json;
-import dev.onejob.core.kafka.KafkaConfig;
-import dev.onejob.core.ledger.CompletionOutcome;
-import dev.onejob.core.outbox.OutboxRelay;
-import dev.onejob.core.service.Loops;
 import dev.onejob.ingest.http.FrontDoor;
 import dev.onejob.testing.Await;
-import dev.onejob.testing.TestDatabase;
 import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -49,16 +45,10 @@ class WaitAndFollowIT {
         Path tokens = Files.createTempDirectory("onejob-wait").resolve("tokens.yaml");
         Files.writeString(tokens, "tokens:\n  - owner: alice\n    roles: [submit]\n    sha256: "
                 + Tokens.sha256Hex(IngestFixture.ALICE) + "\n");
-        TestDatabase db = TestDatabase.shared();
         FrontDoor frontDoor = new FrontDoor(2, 64, 0, FrontDoor.DEFAULT_SHED_QUEUE_WAIT,
                 FrontDoor.DEFAULT_SHED_BACKLOG, Duration.ofSeconds(60), Duration.ofMinutes(10));
-        slowRecheck = new IngestService(new IngestConfig(new DatabaseConfig(db.jdbcUrl(), db.user(),
-                System.getenv("DATABASE_PASSWORD"), 2), new KafkaConfig(FIXTURE.bootstrap),
-                IngestConfig.http(dev.onejob.core.config.Settings.of(Map.of("HTTP_HOST", "127.0.0.1", "HTTP_PORT",
-                        "0", "HTTP_THREADS", "4", "HTTP_IDLE_TIMEOUT", "1s"))), 64 * 1024, tokens,
-                Path.of("../config/providers.yaml"), Path.of("../config/contracts"), false, java.time.Duration.ZERO, "ingest-wait-test",
-                frontDoor), Database.wrap(db.dataSource()), Map.of(), OutboxRelay.Hooks.NONE, Loops.REPORT_ONLY);
-        slowRecheck.start();
+        slowRecheck = IngestFixture.startInstance("ingest-wait-test", tokens, 2, Map.of("HTTP_THREADS", "4",
+                "HTTP_IDLE_TIMEOUT", "1s"), 64 * 1024, frontDoor);
     }
 
     @AfterAll
@@ -69,16 +59,6 @@ class WaitAndFollowIT {
     private static String created(HttpResponse<String> response) {
         assertEquals(201, response.statusCode(), response.body());
         return Json.parse(response.body()).path("id").asText();
-    }
-
-    /** Moves the job's first attempt to STARTING and then to SUCCEEDED, as a worker and the reconciler would. */
-    private static void finish(String jobId) {
-        UUID job = UUID.fromString(jobId);
-        UUID attempt = FIXTURE.ledger.attempts(job).get(0).id();
-        FIXTURE.ledger.start(attempt, Duration.ofSeconds(30));
-        CompletionOutcome outcome = FIXTURE.ledger.complete(job, attempt,
-                Json.parse("{\"sentiment\":\"positive\",\"summary\":\"ok\"}"), "req-" + attempt);
-        assertTrue(outcome instanceof CompletionOutcome.Won, outcome.toString());
     }
 
     private static CompletableFuture<HttpResponse<String>> sendAsync(URI uri, String method, String key,
@@ -103,14 +83,14 @@ class WaitAndFollowIT {
         String key = "wait-" + UUID.randomUUID();
         var first = sendAsync(slow("/v1/jobs"), "POST", key, "wait=30", IngestFixture.request("I loved it"));
         Await.until(Duration.ofSeconds(20), "the job to exist", () ->
-                FIXTURE.ledger.jobForKey("alice", key).isPresent());
+                FIXTURE.ledger.lookups().jobForKey("alice", key).isPresent());
         var second = sendAsync(slow("/v1/jobs"), "POST", key, "wait=30", IngestFixture.request("I loved it"));
-        String jobId = FIXTURE.ledger.jobForKey("alice", key).orElseThrow().id().toString();
+        String jobId = FIXTURE.ledger.lookups().jobForKey("alice", key).orElseThrow().id().toString();
         Thread.sleep(300);
         assertFalse(first.isDone(), "the first submission answered before its job finished");
 
         // when the job finishes (its result goes out on job-results)
-        finish(jobId);
+        FIXTURE.succeedFirstAttempt(jobId);
 
         // then both are answered with the finished job, well before their wait is over and long before a recheck
         HttpResponse<String> a = first.get(20, TimeUnit.SECONDS);
@@ -148,7 +128,7 @@ class WaitAndFollowIT {
     void aFinishedJobIsAnsweredAtOnceWhateverTheWait() {
         String jobId = created(FIXTURE.submit(IngestFixture.ALICE, "done-" + UUID.randomUUID(),
                 IngestFixture.request("done")));
-        finish(jobId);
+        FIXTURE.succeedFirstAttempt(jobId);
         var answer = FIXTURE.send("GET", "/v1/jobs/" + jobId, IngestFixture.ALICE, Map.of("Prefer", "wait=60"), null);
         assertEquals(200, answer.statusCode(), answer.body());
         assertEquals("SUCCEEDED", Json.parse(answer.body()).path("status").asText());
@@ -163,7 +143,7 @@ class WaitAndFollowIT {
         HttpRequest request = HttpRequest.newBuilder(FIXTURE.uri("/v1/jobs/" + jobId + "/events"))
                 .header("Authorization", "Bearer " + IngestFixture.ALICE).header("Accept", "text/event-stream")
                 .build();
-        HttpResponse<java.io.InputStream> response = FIXTURE.http.send(request,
+        HttpResponse<InputStream> response = FIXTURE.http.send(request,
                 HttpResponse.BodyHandlers.ofInputStream());
         assertEquals(200, response.statusCode());
         assertTrue(response.headers().firstValue("Content-Type").orElse("").startsWith("text/event-stream"));
@@ -173,11 +153,11 @@ class WaitAndFollowIT {
         Await.until(Duration.ofSeconds(10), "the created event", () -> types(frames).contains("attempt.created"));
 
         // when the attempt starts, and later succeeds
-        UUID attempt = FIXTURE.ledger.attempts(UUID.fromString(jobId)).get(0).id();
-        FIXTURE.ledger.start(attempt, Duration.ofSeconds(30));
+        UUID attempt = FIXTURE.ledger.lookups().attempts(UUID.fromString(jobId)).get(0).id();
+        FIXTURE.ledger.starts().start(attempt, Duration.ofSeconds(30));
         Await.until(Duration.ofSeconds(10), "the started event", () -> types(frames).contains("attempt.started"));
         assertFalse(types(frames).contains("job.finished"));
-        FIXTURE.ledger.complete(UUID.fromString(jobId), attempt, Json.parse(
+        FIXTURE.ledger.completions().complete(UUID.fromString(jobId), attempt, Json.parse(
                 "{\"sentiment\":\"positive\",\"summary\":\"ok\"}"), "req-" + attempt);
         reader.join(20_000);
 
@@ -194,7 +174,7 @@ class WaitAndFollowIT {
                 "text/event-stream", "Last-Event-ID", frames.get(1)[0]), null);
         assertEquals(200, rest.statusCode());
         List<String[]> resumed = new ArrayList<>();
-        readFrames(new java.io.ByteArrayInputStream(rest.body().getBytes(StandardCharsets.UTF_8)), resumed);
+        readFrames(new ByteArrayInputStream(rest.body().getBytes(StandardCharsets.UTF_8)), resumed);
         assertEquals(List.of("attempt.succeeded", "job.finished"), types(resumed));
         var done = FIXTURE.send("GET", "/v1/jobs/" + jobId + "/events", IngestFixture.ALICE, Map.of("Accept",
                 "text/event-stream", "Last-Event-ID", frames.get(3)[0]), null);
@@ -225,7 +205,7 @@ class WaitAndFollowIT {
     }
 
     /** SSE frames as [id, event, data]; comments and the retry line are skipped. */
-    private static void readFrames(java.io.InputStream in, List<String[]> frames) {
+    private static void readFrames(InputStream in, List<String[]> frames) {
         try (BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
             String id = null;
             String event = null;
@@ -248,7 +228,7 @@ class WaitAndFollowIT {
                     data.append(line.substring(6));
                 }
             }
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             // the stream ended
         }
     }

@@ -14,6 +14,7 @@ import dev.onejob.reconciler.ReconcilerConfig;
 import dev.onejob.reconciler.ReconcilerService;
 import dev.onejob.simulator.ProviderSimulator;
 import dev.onejob.simulator.SimulatorConfig;
+import dev.onejob.stack.ServiceEnv;
 import dev.onejob.worker.WorkerConfig;
 import dev.onejob.worker.WorkerService;
 import java.io.IOException;
@@ -49,12 +50,14 @@ final class LocalServices implements AutoCloseable {
 
     void start(Map<String, String> baseEnv, Database database, String bootstrapServers) {
         Map<String, String> env = new HashMap<>(baseEnv);
-        env.put("KAFKA_BOOTSTRAP_SERVERS", bootstrapServers);
-        boolean simulate = Boolean.parseBoolean(baseEnv.getOrDefault("ONEJOB_SIMULATORS",
-                Boolean.toString(!baseEnv.containsKey("PROVIDERS_FILE"))));
+        env.put(Env.KAFKA_BOOTSTRAP_SERVERS, bootstrapServers);
+        boolean simulate = Boolean.parseBoolean(baseEnv.getOrDefault(Env.ONEJOB_SIMULATORS,
+                Boolean.toString(!baseEnv.containsKey(Env.PROVIDERS_FILE))));
         if (simulate) {
-            startSimulator("primary", "SIM_PRIMARY_URL", "PRIMARY_API_KEY", intEnv(env, "SIM_PRIMARY_PORT", 9001), env);
-            startSimulator("backup", "SIM_BACKUP_URL", "BACKUP_API_KEY", intEnv(env, "SIM_BACKUP_PORT", 9002), env);
+            startSimulator("primary", ServiceEnv.SIM_PRIMARY_URL, ServiceEnv.PRIMARY_API_KEY,
+                    intEnv(env, Env.SIM_PRIMARY_PORT, 9001), env);
+            startSimulator("backup", ServiceEnv.SIM_BACKUP_URL, ServiceEnv.BACKUP_API_KEY,
+                    intEnv(env, Env.SIM_BACKUP_PORT, 9002), env);
         }
         try {
             startIngest(env, database);
@@ -84,7 +87,7 @@ final class LocalServices implements AutoCloseable {
         IngestConfig config = IngestConfig.fromEnv(env);
         progress.step("starting ingest-service on port " + config.http().port());
         ingest = new IngestService(config, database, env, OutboxRelay.Hooks.NONE, onDeadLoop);
-        start(ingest, "ingest-service cannot listen on port " + config.http().port(), "HTTP_PORT");
+        start(ingest, "ingest-service cannot listen on port " + config.http().port(), Env.HTTP_PORT);
     }
 
     private void startWorker(Map<String, String> env, Database database) {
@@ -93,8 +96,12 @@ final class LocalServices implements AutoCloseable {
         // In one process the ingest service's port carries the API; the worker's own /metrics stays off.
         workerEnv.putIfAbsent(Env.METRICS_PORT, "-1");
         workerEnv.putIfAbsent(Env.INSTANCE_ID, "dev-worker");
-        start(new WorkerService(WorkerConfig.fromEnv(workerEnv), database, workerEnv, onDeadLoop),
-                "attempt-worker cannot serve /metrics", Env.METRICS_PORT);
+        WorkerService worker = new WorkerService(WorkerConfig.fromEnv(workerEnv), database, workerEnv, onDeadLoop);
+        start(worker, "attempt-worker cannot serve /metrics", Env.METRICS_PORT);
+        if (Settings.of(env).flag(Env.CERTIFY_ON_START, true)) {
+            // In this one process, with the worker's own clients: the stack is not serving jobs yet.
+            certifyAll(worker.certificationRunner());
+        }
     }
 
     private void startReconciler(Map<String, String> env, Database database) {
@@ -106,9 +113,6 @@ final class LocalServices implements AutoCloseable {
         ReconcilerService reconciler = new ReconcilerService(ReconcilerConfig.fromEnv(reconcilerEnv), database,
                 reconcilerEnv, onDeadLoop);
         start(reconciler, "result-reconciler cannot serve /metrics", Env.METRICS_PORT);
-        if (Settings.of(env).flag(Env.CERTIFY_ON_START, true)) {
-            certifyAll(reconciler.certificationRunner());
-        }
     }
 
     private void start(ServiceMain.Service service, String cannotListen, String portVariable) {

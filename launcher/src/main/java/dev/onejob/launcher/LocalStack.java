@@ -4,35 +4,31 @@ import dev.onejob.core.config.Env;
 import dev.onejob.core.config.Settings;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.db.DatabaseConfig;
-import dev.onejob.core.kafka.KafkaTopics;
 import dev.onejob.core.service.Loops;
 import dev.onejob.infra.EmbeddedKafka;
 import dev.onejob.infra.PostgresServer;
+import dev.onejob.stack.LocalKafka;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
 /**
  * The local stack on embedded defaults: PostgreSQL at {@code DATABASE_URL} (database created if missing, migrations
  * applied), Kafka at {@code KAFKA_BOOTSTRAP_SERVERS} or a KRaft broker started in this process with its data under
- * {@code ONEJOB_DATA_DIR}, and every topic created. Says what it is waiting for, and what to do when it fails.
+ * {@code ONEJOB_DATA_DIR} (the stack kit's {@link LocalKafka}), and every topic created. Says what it is waiting
+ * for, and what to do when it fails.
  */
 final class LocalStack implements AutoCloseable {
     private final Progress progress;
-    private EmbeddedKafka embeddedKafka;
+    private LocalKafka kafka;
     private LocalServices services;
     private Map<String, String> devTokens = Map.of();
     private Database database;
-    private String bootstrapServers;
     private DatabaseConfig databaseConfig;
 
     private final Consumer<String> onDeadLoop;
@@ -56,27 +52,25 @@ final class LocalStack implements AutoCloseable {
         progress.step("applying migrations to " + databaseConfig.databaseName());
         Database.migrate(database.dataSource());
 
-        String given = env.get("KAFKA_BOOTSTRAP_SERVERS");
-        if (given != null && !given.isBlank()) {
-            bootstrapServers = given;
+        String given = LocalKafka.given(env);
+        if (given != null) {
             progress.step("using the Kafka broker at " + given);
-        } else {
-            Path dataDir = Path.of(env.getOrDefault("ONEJOB_DATA_DIR", ".onejob")).toAbsolutePath().resolve("kafka");
-            progress.step("starting Apache Kafka (KRaft, in-process) with its data in " + dataDir);
-            embeddedKafka = startEmbeddedKafka(dataDir, kafkaPort(env));
-            bootstrapServers = embeddedKafka.bootstrapServers();
         }
-        progress.step("creating topics at " + bootstrapServers);
-        KafkaTopics.ensure(bootstrapServers, KafkaTopics.allNames(), 3, (short) 1);
+        kafka = LocalKafka.fromEnv(env, () -> {
+            Path kafkaDir = dataDir(env).resolve("kafka");
+            progress.step("starting Apache Kafka (KRaft, in-process) with its data in " + kafkaDir);
+            return startEmbeddedKafka(kafkaDir, kafkaPort(env));
+        });
+        progress.step("creating topics at " + kafka.bootstrapServers());
+        kafka.createTopics(List.of(), 3);
 
-        Path dataDir = Path.of(env.getOrDefault("ONEJOB_DATA_DIR", ".onejob")).toAbsolutePath();
-        Map<String, String> services = new java.util.HashMap<>(env);
-        if (!env.containsKey("TOKENS_FILE")) {
-            devTokens = DevTokens.ensure(dataDir);
-            services.put("TOKENS_FILE", DevTokens.tokensFile(dataDir).toString());
+        Map<String, String> services = new HashMap<>(env);
+        if (!env.containsKey(Env.TOKENS_FILE)) {
+            devTokens = DevTokens.ensure(dataDir(env));
+            services.put(Env.TOKENS_FILE, DevTokens.tokensFile(dataDir(env)).toString());
         }
         this.services = new LocalServices(progress, onDeadLoop);
-        this.services.start(services, database, bootstrapServers);
+        this.services.start(services, database, kafka.bootstrapServers());
     }
 
     Map<String, String> devTokens() {
@@ -92,7 +86,11 @@ final class LocalStack implements AutoCloseable {
     }
 
     String bootstrapServers() {
-        return bootstrapServers;
+        return kafka.bootstrapServers();
+    }
+
+    private static Path dataDir(Map<String, String> env) {
+        return Path.of(env.getOrDefault(Env.ONEJOB_DATA_DIR, ".onejob")).toAbsolutePath();
     }
 
     DatabaseConfig databaseConfig() {
@@ -150,8 +148,8 @@ final class LocalStack implements AutoCloseable {
         if (database != null) {
             database.close();
         }
-        if (embeddedKafka != null) {
-            embeddedKafka.close();
+        if (kafka != null) {
+            kafka.close();
         }
     }
 }

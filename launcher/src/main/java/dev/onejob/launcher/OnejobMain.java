@@ -14,10 +14,8 @@ import dev.onejob.launcher.cli.ProvidersCommand;
 import dev.onejob.launcher.cli.RacesCommand;
 import dev.onejob.launcher.demo.DemoCommand;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.ServiceLoader;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -28,8 +26,8 @@ import picocli.CommandLine.Spec;
  * The {@code ./onejob} command: one picocli command tree. Consumes the command line and the process's
  * {@link CliContext}; produces the chosen command's output and exit status (0 ok, 1 not found or refused, 2 usage
  * or configuration error, 3 cannot reach the service, the database or Kafka). {@code bench} and {@code chaos} come
- * from their own modules ({@link ModuleCommand}); the {@code ./onejob} script runs each command from the module
- * that holds it.
+ * from their own modules, listed in one table ({@link ModuleCommand}); the {@code ./onejob} script runs each command
+ * from the module that holds it.
  */
 @Command(name = "onejob", mixinStandardHelpOptions = true, version = "onejob 0.1.0",
         description = "Runs AI-provider jobs once per user intent; this command runs the stack, plays the demo,"
@@ -38,9 +36,6 @@ import picocli.CommandLine.Spec;
             "Exit status: 0 ok, 1 not found or refused, 2 usage or configuration error, 3 cannot reach the service,"
                     + " the database or Kafka."})
 public final class OnejobMain implements Callable<Integer> {
-    /** The commands other modules add, with the module that holds each: listed even where it is absent. */
-    private static final Map<String, String> MODULE_COMMANDS = Map.of("bench", "benchmark", "chaos", "chaos",
-            "cluster", "chaos");
     /** Commands whose own logging is the point (services, runs): everything else logs at warn and above. */
     private static final List<String> LOUD = List.of("dev", "bench", "chaos", "cluster");
 
@@ -65,22 +60,14 @@ public final class OnejobMain implements Callable<Integer> {
     public static CommandLine commandLine(CliContext context) {
         CommandLine.IFactory factory = OnejobCli.factory(context);
         CommandLine root = new CommandLine(new OnejobMain(), factory);
-        Map<String, Class<?>> modules = new LinkedHashMap<>();
-        ServiceLoader.load(ModuleCommand.class).forEach(module -> modules.put(module.name(), module.command()));
         root.addSubcommand("dev", DevCommand.class);
         root.addSubcommand("demo", DemoCommand.class);
-        for (String name : MODULE_COMMANDS.keySet().stream().sorted().toList()) {
-            if (modules.containsKey(name)) {
-                root.addSubcommand(name, modules.remove(name));
-            } else {
-                CommandLine absent = new CommandLine(
-                        OnejobCli.absentModuleCommand(name, MODULE_COMMANDS.get(name), context), factory);
-                absent.getCommandSpec().usageMessage().header("Runs from the " + MODULE_COMMANDS.get(name)
-                        + " module: ./onejob " + name + " --help builds it and says more.");
-                root.addSubcommand(name, absent);
-            }
+        for (ModuleCommand module : ModuleCommand.all()) {
+            Optional<Class<?>> command = module.command();
+            root.addSubcommand(module.name(), command.isPresent() ? new CommandLine(command.get(), factory)
+                    : absent(module, context, factory));
         }
-        modules.forEach(root::addSubcommand);
+        root.addSubcommand("cluster", ClusterCommand.class);
         root.addSubcommand("certify", CertifyCommand.class);
         root.addSubcommand("jobs", JobsCommand.class);
         root.addSubcommand("attempts", AttemptsCommand.class);
@@ -92,6 +79,15 @@ public final class OnejobMain implements Callable<Integer> {
         root.addSubcommand("completion", CompletionCommand.class);
         root.addSubcommand("help", CommandLine.HelpCommand.class);
         return OnejobCli.configure(root, context);
+    }
+
+    /** Listed like the others; run, it says which module holds the command and how {@code ./onejob} runs it. */
+    private static CommandLine absent(ModuleCommand module, CliContext context, CommandLine.IFactory factory) {
+        CommandLine absent = new CommandLine(OnejobCli.absentModuleCommand(module.name(), module.module(), context),
+                factory);
+        absent.getCommandSpec().usageMessage().header("Runs from the " + module.module() + " module: ./onejob "
+                + module.name() + " --help builds it and says more.");
+        return absent;
     }
 
     /** {@code ./onejob} alone: the help, exit 0. */

@@ -34,6 +34,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -59,6 +60,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 
 /**
  * The pipeline on a broker that authenticates every client (SASL/SCRAM-SHA-512) and authorises it with Kafka's
@@ -227,7 +229,7 @@ class AuthenticatedPipelineIT {
         assertRefused(() -> read("search", KafkaPrincipals.outcomesTopic("shop")));
     }
 
-    private static void assertRefused(org.junit.jupiter.api.function.Executable action) {
+    private static void assertRefused(Executable action) {
         Throwable refused = assertThrows(Throwable.class, action);
         Throwable cause = refused instanceof ExecutionException ? refused.getCause() : refused;
         assertTrue(cause instanceof TopicAuthorizationException || cause instanceof GroupAuthorizationException,
@@ -285,7 +287,7 @@ class AuthenticatedPipelineIT {
             try (ResultSet rows = statement.executeQuery()) {
                 return rows.next() ? rows.getString(1) : null;
             }
-        } catch (java.sql.SQLException e) {
+        } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
     }

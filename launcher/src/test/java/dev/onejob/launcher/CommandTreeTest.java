@@ -17,7 +17,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /** The one command tree of {@code ./onejob}: what it lists, what it refuses, and that help starts nothing. */
 class CommandTreeTest {
-    private static final List<String> COMMANDS = List.of("dev", "demo", "bench", "chaos", "certify", "jobs",
+    private static final List<String> COMMANDS = List.of("dev", "demo", "bench", "chaos", "cluster", "certify", "jobs",
             "attempts", "providers", "races", "outbox", "kafka", "completion", "help");
 
     record Run(int exit, String out, String err) {

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.json.Json;
 import dev.onejob.simulator.Behaviour;
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -172,7 +173,7 @@ class ConsoleIT {
         go("#/usage");
         JsonNode billed = pipeline.usage("alice").path("total");
         assertTrue(billed.path("calls").asLong() >= 1, billed.toString());
-        assertTrue(new java.math.BigDecimal(billed.path("cost_usd").asText()).signum() > 0, billed.toString());
+        assertTrue(new BigDecimal(billed.path("cost_usd").asText()).signum() > 0, billed.toString());
         new WebDriverWait(browser, Duration.ofSeconds(15)).until(d -> d.findElements(By.cssSelector("#usage-total td"))
                 .stream().findFirst().map(td -> td.getText().equals(pipeline.usage("alice").path("total")
                         .path("calls").asText())).orElse(false));

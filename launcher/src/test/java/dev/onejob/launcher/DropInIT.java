@@ -5,14 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.anthropic.client.AnthropicClient;
-import com.anthropic.client.okhttp.AnthropicOkHttpClient;
 import com.anthropic.models.messages.Message;
 import com.anthropic.models.messages.MessageCreateParams;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.openai.client.OpenAIClient;
-import com.openai.client.okhttp.OpenAIOkHttpClient;
 import com.openai.core.JsonValue;
+import com.openai.core.ObjectMappers;
 import com.openai.core.http.HttpResponseFor;
 import com.openai.errors.OpenAIServiceException;
 import com.openai.models.ResponseFormatJsonSchema;
@@ -24,10 +23,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The drop-in endpoints with the providers' official SDKs as the clients, pointed at the ingest service of the whole
@@ -36,34 +33,8 @@ import org.junit.jupiter.api.Test;
  * is primary alone.
  */
 class DropInIT {
-    private static PipelineFixture pipeline;
-    private static OpenAIClient openAi;
-    private static AnthropicClient anthropic;
-
-    @BeforeAll
-    static void start() throws Exception {
-        pipeline = new PipelineFixture();
-        openAi = openAiFor("alice");
-        anthropic = AnthropicOkHttpClient.builder().baseUrl(pipeline.baseUrl()).apiKey(pipeline.tokens.get("alice"))
-                .build();
-    }
-
-    @AfterAll
-    static void stop() {
-        openAi.close();
-        anthropic.close();
-        pipeline.close();
-    }
-
-    @AfterEach
-    void resetSimulators() {
-        pipeline.stack.services().simulators().values().forEach(sim -> sim.resetBehaviours());
-    }
-
-    private static OpenAIClient openAiFor(String owner) {
-        return OpenAIOkHttpClient.builder().baseUrl(pipeline.baseUrl() + "/v1").apiKey(pipeline.tokens.get(owner))
-                .build();
-    }
+    @RegisterExtension
+    static final DropInPipeline dropIn = new DropInPipeline();
 
     static ChatCompletionCreateParams chat(String model, String key, String text) {
         ChatCompletionCreateParams.Builder params = ChatCompletionCreateParams.builder().model(model)
@@ -88,9 +59,9 @@ class DropInIT {
         String key = key();
 
         // when the app's call is sent twice with it
-        HttpResponseFor<ChatCompletion> first = openAi.chat().completions().withRawResponse()
+        HttpResponseFor<ChatCompletion> first = dropIn.openAi().chat().completions().withRawResponse()
                 .create(chat("fast", key, "I loved it"));
-        HttpResponseFor<ChatCompletion> second = openAi.chat().completions().withRawResponse()
+        HttpResponseFor<ChatCompletion> second = dropIn.openAi().chat().completions().withRawResponse()
                 .create(chat("fast", key, "I loved it"));
 
         // then both answer with the same job's answer, and the provider was called once
@@ -103,9 +74,9 @@ class DropInIT {
         String attemptId = header(first, "onejob-attempt-id");
         assertEquals(jobId, header(second, "onejob-job-id"));
         assertEquals("true", header(second, "idempotent-replayed"));
-        assertEquals(1, pipeline.simulator("primary").requestsWithIdempotencyKey(attemptId));
+        assertEquals(1, dropIn.pipeline().simulator("primary").requestsWithIdempotencyKey(attemptId));
         // and the usage is the winning attempt's, as the ledger billed it
-        JsonNode job = pipeline.job(jobId);
+        JsonNode job = dropIn.pipeline().job(jobId);
         JsonNode usage = job.path("attempts").get(0).path("usage");
         assertEquals(usage.path("input_tokens").asLong(), answer.usage().orElseThrow().promptTokens());
         assertEquals(usage.path("output_tokens").asLong(), answer.usage().orElseThrow().completionTokens());
@@ -116,7 +87,7 @@ class DropInIT {
     void aCallWithoutAKeyIsRefusedAndSaysHowToSetOne() {
         // when
         OpenAIServiceException refused = assertThrows(OpenAIServiceException.class,
-                () -> openAi.chat().completions().create(chat("fast", null, "I loved it")));
+                () -> dropIn.openAi().chat().completions().create(chat("fast", null, "I loved it")));
 
         // then 400, naming the header and the SDK options, and nothing was written or called
         assertEquals(400, refused.statusCode());
@@ -127,13 +98,13 @@ class DropInIT {
     @Test
     void aTimeoutLeavesTheJobUnknownAndARetryWithTheKeyAttachesToIt() {
         // given a primary that answers only after 4 s (its soft timeout is 1 s)
-        pipeline.simulator("primary").setDefaultBehaviour(Behaviour.hangThenAnswer(Duration.ofSeconds(4)));
+        dropIn.pipeline().simulator("primary").setDefaultBehaviour(Behaviour.hangThenAnswer(Duration.ofSeconds(4)));
         String key = key();
-        double before = pipeline.requests("POST /v1/chat/completions", 504);
+        double before = dropIn.pipeline().requests("POST /v1/chat/completions", 504);
 
         // when the call waits 2 s at most
         OpenAIServiceException timedOut = assertThrows(OpenAIServiceException.class,
-                () -> openAi.chat().completions().create(chat("fast", key, "I loved it").toBuilder()
+                () -> dropIn.openAi().chat().completions().create(chat("fast", key, "I loved it").toBuilder()
                         .putAdditionalHeader("Prefer", "wait=2").build()));
 
         // then 504 naming the job, its UNKNOWN attempt, and telling the SDK not to retry: it sent it once
@@ -142,35 +113,36 @@ class DropInIT {
         JsonNode error = errorOf(timedOut);
         String jobId = error.path("job_id").asText();
         assertEquals("UNKNOWN", error.path("attempt_status").asText(), error.toString());
-        assertEquals(jobId, pipeline.job(jobId).path("id").asText(), error.toString());
-        assertEquals("UNKNOWN", pipeline.job(jobId).path("attempts").get(0).path("status").asText());
-        assertEquals(before + 1, pipeline.requests("POST /v1/chat/completions", 504));
+        assertEquals(jobId, dropIn.pipeline().job(jobId).path("id").asText(), error.toString());
+        assertEquals("UNKNOWN", dropIn.pipeline().job(jobId).path("attempts").get(0).path("status").asText());
+        assertEquals(before + 1, dropIn.pipeline().requests("POST /v1/chat/completions", 504));
 
         // when the app retries with the same key, waiting long enough this time
-        HttpResponseFor<ChatCompletion> retried = openAi.chat().completions().withRawResponse()
+        HttpResponseFor<ChatCompletion> retried = dropIn.openAi().chat().completions().withRawResponse()
                 .create(chat("fast", key, "I loved it"));
 
         // then it attached to the same job, whose one attempt's late answer won; no second call, no failover
         assertEquals(jobId, header(retried, "onejob-job-id"));
-        JsonNode job = pipeline.job(jobId);
+        JsonNode job = dropIn.pipeline().job(jobId);
         assertEquals("SUCCEEDED", job.path("status").asText());
         assertEquals(1, job.path("attempts").size(), job.toString());
-        assertEquals(1, pipeline.simulator("primary").requestsWithIdempotencyKey(header(retried, "onejob-attempt-id")));
-        assertEquals(0, pipeline.simulator("backup").requestsWithIdempotencyKey(header(retried, "onejob-attempt-id")));
+        String retriedAttempt = header(retried, "onejob-attempt-id");
+        assertEquals(1, dropIn.pipeline().simulator("primary").requestsWithIdempotencyKey(retriedAttempt));
+        assertEquals(0, dropIn.pipeline().simulator("backup").requestsWithIdempotencyKey(retriedAttempt));
     }
 
     @Test
     void a500FromThePrimaryFailsOverToTheCertifiedBackup() {
         // given a primary that fails
-        pipeline.simulator("primary").setDefaultBehaviour(Behaviour.status(500));
+        dropIn.pipeline().simulator("primary").setDefaultBehaviour(Behaviour.status(500));
 
         // when
-        HttpResponseFor<ChatCompletion> answered = openAi.chat().completions().withRawResponse()
+        HttpResponseFor<ChatCompletion> answered = dropIn.openAi().chat().completions().withRawResponse()
                 .create(chat("fast", key(), "I loved it"));
 
         // then the backup (another wire protocol) answered, as the second attempt of the one job
         assertTrue(answered.parse().choices().get(0).message().content().isPresent());
-        JsonNode job = pipeline.job(header(answered, "onejob-job-id"));
+        JsonNode job = dropIn.pipeline().job(header(answered, "onejob-job-id"));
         assertEquals(2, job.path("attempts").size(), job.toString());
         assertEquals("FAILED", job.path("attempts").get(0).path("status").asText());
         assertEquals("backup", job.path("attempts").get(1).path("provider").asText());
@@ -191,7 +163,7 @@ class DropInIT {
                         .build()).build()).build();
 
         // when it is answered
-        ChatCompletion answer = openAi.chat().completions().create(structured);
+        ChatCompletion answer = dropIn.openAi().chat().completions().create(structured);
 
         // then the content is JSON following the schema
         JsonNode content = Json.parse(answer.choices().get(0).message().content().orElseThrow());
@@ -199,11 +171,11 @@ class DropInIT {
         assertTrue(content.path("sentiment").isTextual(), content.toString());
 
         // when the provider invents a key the schema does not define
-        pipeline.simulator("primary").setDefaultBehaviour(Behaviour.inventKey("confidence"));
+        dropIn.pipeline().simulator("primary").setDefaultBehaviour(Behaviour.inventKey("confidence"));
         ChatCompletionCreateParams again = structured.toBuilder().replaceAdditionalHeaders("Idempotency-Key", key())
                 .build();
         OpenAIServiceException broken = assertThrows(OpenAIServiceException.class,
-                () -> openAi.chat().completions().create(again));
+                () -> dropIn.openAi().chat().completions().create(again));
 
         // then the job FAILED its contract: 422, not retried
         assertEquals(422, broken.statusCode());
@@ -217,8 +189,8 @@ class DropInIT {
         MessageCreateParams params = MessageCreateParams.builder().model("careful").maxTokens(200)
                 .system("Answer briefly.").addUserMessage("I loved it")
                 .putAdditionalHeader("Idempotency-Key", key()).build();
-        Message first = anthropic.messages().create(params);
-        Message second = anthropic.messages().create(params);
+        Message first = dropIn.anthropic().messages().create(params);
+        Message second = dropIn.anthropic().messages().create(params);
 
         // then one job, one call, the same answer
         String text = first.content().get(0).text().orElseThrow().text();
@@ -232,19 +204,19 @@ class DropInIT {
     void ownersAreIsolated() {
         // given alice's job under a key
         String key = key();
-        HttpResponseFor<ChatCompletion> alices = openAi.chat().completions().withRawResponse()
+        HttpResponseFor<ChatCompletion> alices = dropIn.openAi().chat().completions().withRawResponse()
                 .create(chat("fast", key, "I loved it"));
 
         // when bob sends the same key
-        OpenAIClient bob = openAiFor("bob");
+        OpenAIClient bob = dropIn.openAiFor("bob");
         try {
             HttpResponseFor<ChatCompletion> bobs = bob.chat().completions().withRawResponse()
                     .create(chat("fast", key, "I loved it"));
 
             // then bob got a job of his own, and cannot read alice's
             assertNotEquals(header(alices, "onejob-job-id"), header(bobs, "onejob-job-id"));
-            assertEquals(404, pipeline.send("GET", "/v1/jobs/" + header(alices, "onejob-job-id"), "bob", Map.of(),
-                    null).statusCode());
+            assertEquals(404, dropIn.pipeline().send("GET", "/v1/jobs/" + header(alices, "onejob-job-id"), "bob",
+                    Map.of(), null).statusCode());
         } finally {
             bob.close();
         }
@@ -253,9 +225,9 @@ class DropInIT {
     /** The {@code error} object of a drop-in error's body, as the SDK received it. */
     private static JsonNode errorOf(OpenAIServiceException e) {
         try {
-            JsonNode body = Json.parse(com.openai.core.ObjectMappers.jsonMapper().writeValueAsString(e.body()));
+            JsonNode body = Json.parse(ObjectMappers.jsonMapper().writeValueAsString(e.body()));
             return body.has("error") ? body.get("error") : body;
-        } catch (com.fasterxml.jackson.core.JsonProcessingException failed) {
+        } catch (JsonProcessingException failed) {
             throw new IllegalStateException(failed);
         }
     }

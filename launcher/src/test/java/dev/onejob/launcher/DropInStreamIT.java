@@ -4,12 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.anthropic.client.AnthropicClient;
-import com.anthropic.client.okhttp.AnthropicOkHttpClient;
 import com.anthropic.models.messages.MessageCreateParams;
 import com.anthropic.models.messages.RawMessageStreamEvent;
-import com.openai.client.OpenAIClient;
-import com.openai.client.okhttp.OpenAIOkHttpClient;
 import com.openai.core.http.StreamResponse;
 import com.openai.models.chat.completions.ChatCompletionChunk;
 import dev.onejob.core.json.Json;
@@ -17,10 +13,8 @@ import dev.onejob.simulator.Behaviour;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Streamed drop-in calls ({@code "stream": true}) with the providers' official SDKs, against the whole pipeline: the
@@ -28,30 +22,8 @@ import org.junit.jupiter.api.Test;
  * ends the stream once the result is in the ledger. The aliases are {@link DropInIT}'s.
  */
 class DropInStreamIT {
-    private static PipelineFixture pipeline;
-    private static OpenAIClient openAi;
-    private static AnthropicClient anthropic;
-
-    @BeforeAll
-    static void start() throws Exception {
-        pipeline = new PipelineFixture();
-        openAi = OpenAIOkHttpClient.builder().baseUrl(pipeline.baseUrl() + "/v1").apiKey(pipeline.tokens.get("alice"))
-                .build();
-        anthropic = AnthropicOkHttpClient.builder().baseUrl(pipeline.baseUrl()).apiKey(pipeline.tokens.get("alice"))
-                .build();
-    }
-
-    @AfterAll
-    static void stop() {
-        openAi.close();
-        anthropic.close();
-        pipeline.close();
-    }
-
-    @AfterEach
-    void resetSimulators() {
-        pipeline.stack.services().simulators().values().forEach(sim -> sim.resetBehaviours());
-    }
+    @RegisterExtension
+    static final DropInPipeline dropIn = new DropInPipeline();
 
     @Test
     void streamingRelaysTheLiveAttemptAndAReplayStreamsTheStoredResult() {
@@ -61,7 +33,7 @@ class DropInStreamIT {
         // when the call is streamed
         String streamed;
         int pieces;
-        try (StreamResponse<ChatCompletionChunk> stream = openAi.chat().completions().createStreaming(
+        try (StreamResponse<ChatCompletionChunk> stream = dropIn.openAi().chat().completions().createStreaming(
                 DropInIT.chat("primary-only", key, "Tell me a long story about a parcel"))) {
             List<String> texts = stream.stream().flatMap(chunk -> chunk.choices().stream())
                     .flatMap(choice -> choice.delta().content().stream()).filter(t -> !t.isEmpty()).toList();
@@ -71,13 +43,13 @@ class DropInStreamIT {
 
         // then it was relayed in several pieces, which make the job's stored answer
         assertTrue(pieces > 1, "pieces: " + pieces);
-        String stored = openAi.chat().completions()
+        String stored = dropIn.openAi().chat().completions()
                 .create(DropInIT.chat("primary-only", key, "Tell me a long story about a parcel"))
                 .choices().get(0).message().content().orElseThrow();
         assertEquals(stored, streamed);
 
         // and a replay of the finished job streams the stored result
-        try (StreamResponse<ChatCompletionChunk> replay = openAi.chat().completions().createStreaming(
+        try (StreamResponse<ChatCompletionChunk> replay = dropIn.openAi().chat().completions().createStreaming(
                 DropInIT.chat("primary-only", key, "Tell me a long story about a parcel"))) {
             assertEquals(stored, replay.stream().flatMap(chunk -> chunk.choices().stream())
                     .flatMap(choice -> choice.delta().content().stream()).collect(Collectors.joining()));
@@ -92,7 +64,7 @@ class DropInStreamIT {
                 .putAdditionalHeader("Idempotency-Key", DropInIT.key()).build();
         StringBuilder text = new StringBuilder();
         int[] deltas = {0};
-        try (var stream = anthropic.messages().createStreaming(params)) {
+        try (var stream = dropIn.anthropic().messages().createStreaming(params)) {
             stream.stream().forEach((RawMessageStreamEvent event) -> event.contentBlockDelta()
                     .flatMap(delta -> delta.delta().text()).ifPresent(t -> {
                         text.append(t.text());
@@ -102,18 +74,18 @@ class DropInStreamIT {
 
         // then
         assertTrue(deltas[0] > 1, "deltas: " + deltas[0]);
-        assertEquals(anthropic.messages().create(params).content().get(0).text().orElseThrow().text(),
+        assertEquals(dropIn.anthropic().messages().create(params).content().get(0).text().orElseThrow().text(),
                 text.toString());
     }
 
     @Test
     void aStreamWhoseAttemptFailsEndsWithAnErrorNamingTheJob() {
         // given a primary that fails, and no fallback
-        pipeline.simulator("primary").setDefaultBehaviour(Behaviour.status(500));
+        dropIn.pipeline().simulator("primary").setDefaultBehaviour(Behaviour.status(500));
 
         // when the call is streamed
         RuntimeException failed = assertThrows(RuntimeException.class, () -> {
-            try (StreamResponse<ChatCompletionChunk> stream = openAi.chat().completions().createStreaming(
+            try (StreamResponse<ChatCompletionChunk> stream = dropIn.openAi().chat().completions().createStreaming(
                     DropInIT.chat("primary-only", DropInIT.key(), "Tell me a long story about a parcel"))) {
                 stream.stream().forEach(chunk -> { });
             }
@@ -126,13 +98,13 @@ class DropInStreamIT {
     @Test
     void aStreamCutShortLeavesTheAttemptUnknownAndTheStreamEndsNamingTheJob() {
         // given a primary whose stream breaks after three events: it may have finished (and billed) the answer
-        pipeline.simulator("primary").setDefaultBehaviour(Behaviour.failMidStream(3));
+        dropIn.pipeline().simulator("primary").setDefaultBehaviour(Behaviour.failMidStream(3));
         String key = DropInIT.key();
 
         // when the call is streamed, waiting 3 s at most
         StringBuilder relayed = new StringBuilder();
         RuntimeException ended = assertThrows(RuntimeException.class, () -> {
-            try (StreamResponse<ChatCompletionChunk> stream = openAi.chat().completions().createStreaming(
+            try (StreamResponse<ChatCompletionChunk> stream = dropIn.openAi().chat().completions().createStreaming(
                     DropInIT.chat("primary-only", key, "Tell me a long story about a parcel").toBuilder()
                             .putAdditionalHeader("Prefer", "wait=3").build())) {
                 stream.stream().flatMap(chunk -> chunk.choices().stream())
@@ -142,9 +114,9 @@ class DropInStreamIT {
 
         // then the pieces that came were relayed, and the stream ended with an error naming the UNKNOWN attempt
         assertTrue(ended.getMessage().contains("UNKNOWN") && ended.getMessage().contains("job "), ended.toString());
-        String jobId = Json.parse(pipeline.send("GET", "/v1/jobs?idempotency_key=" + key, "alice", Map.of(), null)
-                .body()).path("id").asText();
-        assertEquals("UNKNOWN", pipeline.job(jobId).path("attempts").get(0).path("status").asText());
-        assertEquals(1, pipeline.job(jobId).path("attempts").size());
+        String jobId = Json.parse(dropIn.pipeline().send("GET", "/v1/jobs?idempotency_key=" + key, "alice", Map.of(),
+                null).body()).path("id").asText();
+        assertEquals("UNKNOWN", dropIn.pipeline().job(jobId).path("attempts").get(0).path("status").asText());
+        assertEquals(1, dropIn.pipeline().job(jobId).path("attempts").size());
     }
 }

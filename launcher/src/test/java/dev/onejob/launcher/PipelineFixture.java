@@ -4,19 +4,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.json.Json;
 import dev.onejob.simulator.ProviderSimulator;
 import dev.onejob.testing.Await;
-import dev.onejob.testing.TestDatabase;
-import dev.onejob.testing.TestKafka;
+import dev.onejob.testing.JsonCalls;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.io.OutputStream;
+import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -52,22 +47,7 @@ final class PipelineFixture implements AutoCloseable {
 
     /** The pipeline over the providers file {@code providersYaml} (its base URLs name the simulators' variables). */
     PipelineFixture(String providersYaml) throws IOException {
-        Path dir = Files.createTempDirectory("onejob-pipeline");
-        Path providers = dir.resolve("providers.yaml");
-        Files.writeString(providers, providersYaml);
-        TestDatabase db = TestDatabase.shared();
-        Map<String, String> env = new HashMap<>();
-        env.put("DATABASE_URL", db.jdbcUrl());
-        env.put("DATABASE_USER", db.user());
-        env.put("KAFKA_BOOTSTRAP_SERVERS", TestKafka.shared().bootstrapServers());
-        env.put("ONEJOB_DATA_DIR", dir.toString());
-        env.put("HTTP_HOST", "127.0.0.1");
-        env.put("HTTP_PORT", "0");
-        env.put("SIM_PRIMARY_PORT", "0");
-        env.put("SIM_BACKUP_PORT", "0");
-        env.put("PROVIDERS_FILE", providers.toString());
-        env.put("ONEJOB_SIMULATORS", "true");
-        env.put("CONTRACTS_DIR", Path.of("../config/contracts").toAbsolutePath().toString());
+        Map<String, String> env = DevStackEnv.of("onejob-pipeline", providersYaml);
         env.put("SWEEP_INTERVAL", "200ms");
         stack.start(env);
         tokens = stack.devTokens();
@@ -92,22 +72,8 @@ final class PipelineFixture implements AutoCloseable {
     }
 
     HttpResponse<String> send(String method, String path, String owner, Map<String, String> headers, String body) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + stack.httpPort() + path))
-                .timeout(Duration.ofSeconds(30))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
-                .header("Authorization", "Bearer " + tokens.get(owner));
-        if (body != null) {
-            request.header("Content-Type", "application/json");
-        }
-        headers.forEach(request::header);
-        try {
-            return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new IllegalStateException(method + " " + path + " failed", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return JsonCalls.send(http, method, URI.create("http://127.0.0.1:" + stack.httpPort() + path), tokens.get(owner),
+                headers, body);
     }
 
     JsonNode job(String jobId) {

@@ -10,6 +10,7 @@ import dev.onejob.core.kafka.Topics;
 import dev.onejob.simulator.Behaviour;
 import dev.onejob.testing.TestKafka;
 import dev.onejob.testing.TopicProbe;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -137,7 +138,7 @@ class PipelineIT {
         assertEquals("primary", after.path("attempts").get(0).path("provider").asText());
     }
 
-    private static String offendingAnswer(String attemptId) throws java.sql.SQLException {
+    private static String offendingAnswer(String attemptId) throws SQLException {
         try (var connection = pipeline.stack.database().dataSource().getConnection();
              var statement = connection.prepareStatement("SELECT offending_answer FROM attempts WHERE id = ?")) {
             statement.setObject(1, UUID.fromString(attemptId));

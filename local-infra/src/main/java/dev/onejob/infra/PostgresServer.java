@@ -7,50 +7,44 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A PostgreSQL server the local tools create and drop databases on (the harnesses take it from
- * {@code DATABASE_URL}, default 127.0.0.1:5432, as {@code DATABASE_USER}, default {@code postgres}). Every
+ * {@code DATABASE_URL}, default 127.0.0.1:5432, as {@code DATABASE_USER}, default {@code postgres}): its
+ * {@code jdbc:postgresql://host:port} without a database, the user and the password (null for none). Every
  * statement runs on a short-lived connection to its {@code postgres} database, so a server restart in between
  * costs nothing. Database names reach SQL as quoted identifiers.
  */
-public final class PostgresServer {
+public record PostgresServer(String serverUrl, String user, String password) {
     public static final String DEFAULT_URL = "jdbc:postgresql://127.0.0.1:5432/postgres";
-
-    private final String serverUrl;
-    private final String user;
-    private final String password;
-
-    public PostgresServer(String serverUrl, String user, String password) {
-        this.serverUrl = serverUrl;
-        this.user = user;
-        this.password = password;
-    }
+    private static final String SCHEME = "jdbc:postgresql://";
 
     /** The server of a JDBC URL ({@code jdbc:postgresql://host:port/anything}). */
     public static PostgresServer at(String jdbcUrl, String user, String password) {
-        if (!jdbcUrl.startsWith("jdbc:postgresql://")) {
+        if (!jdbcUrl.startsWith(SCHEME)) {
             throw new IllegalArgumentException("expected a jdbc:postgresql://host:port/... URL, got " + jdbcUrl);
         }
         return new PostgresServer(serverOf(jdbcUrl), user, password);
     }
 
+    /**
+     * The server of this process's environment: {@code DATABASE_URL} (a {@code jdbc:postgresql://host:port/...}
+     * URL, default {@value #DEFAULT_URL}) as {@code DATABASE_USER} (default {@code postgres}) with
+     * {@code DATABASE_PASSWORD}, as the tests and the local-infra checks find it.
+     */
+    public static PostgresServer fromEnvironment() {
+        Map<String, String> env = System.getenv();
+        String url = env.getOrDefault("DATABASE_URL", DEFAULT_URL);
+        if (!url.startsWith(SCHEME)) {
+            throw new IllegalStateException("DATABASE_URL must be jdbc:postgresql://host:port/db here, got " + url);
+        }
+        return at(url, env.getOrDefault("DATABASE_USER", "postgres"), env.get("DATABASE_PASSWORD"));
+    }
+
     private static String serverOf(String jdbcUrl) {
-        int slash = jdbcUrl.indexOf('/', "jdbc:postgresql://".length());
+        int slash = jdbcUrl.indexOf('/', SCHEME.length());
         return slash < 0 ? jdbcUrl : jdbcUrl.substring(0, slash);
-    }
-
-    /** {@code jdbc:postgresql://host:port}, without a database. */
-    public String serverUrl() {
-        return serverUrl;
-    }
-
-    public String user() {
-        return user;
-    }
-
-    public String password() {
-        return password;
     }
 
     public String jdbcUrl(String database) {
@@ -59,7 +53,7 @@ public final class PostgresServer {
 
     /** Host and port, for tools such as pgbench. */
     public String[] hostAndPort() {
-        String hostPort = serverUrl.substring("jdbc:postgresql://".length());
+        String hostPort = serverUrl.substring(SCHEME.length());
         int colon = hostPort.lastIndexOf(':');
         return colon < 0 ? new String[] {hostPort, "5432"}
                 : new String[] {hostPort.substring(0, colon), hostPort.substring(colon + 1)};
@@ -127,5 +121,11 @@ public final class PostgresServer {
 
     private static String quoted(String database) {
         return "\"" + database.replace("\"", "\"\"") + "\"";
+    }
+
+    /** Without the password, so a server can be logged. */
+    @Override
+    public String toString() {
+        return "PostgresServer[" + serverUrl + " as " + user + "]";
     }
 }

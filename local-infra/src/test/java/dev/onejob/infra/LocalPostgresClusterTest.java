@@ -61,11 +61,11 @@ class LocalPostgresClusterTest {
         List<String> initdb = List.of("/usr/lib/postgresql/15/bin/initdb", "-D", "/tmp/it's here/data");
         assertEquals(List.of("/usr/sbin/runuser", "-u", "postgres", "--", "/usr/lib/postgresql/15/bin/initdb", "-D",
                         "/tmp/it's here/data"),
-                new LocalPostgresCluster.RunAs("/usr/sbin/runuser", "postgres").command(initdb));
+                new RunAs("/usr/sbin/runuser", "postgres").command(initdb));
         assertEquals(List.of("/usr/bin/su", "-s", "/bin/sh", "-c",
                         "exec /usr/lib/postgresql/15/bin/initdb -D '/tmp/it'\\''s here/data'", "postgres"),
-                new LocalPostgresCluster.RunAs("/usr/bin/su", "postgres").command(initdb));
-        assertEquals(initdb, LocalPostgresCluster.RunAs.DIRECT.command(initdb));
+                new RunAs("/usr/bin/su", "postgres").command(initdb));
+        assertEquals(initdb, RunAs.DIRECT.command(initdb));
     }
 
     private static Path serverBinaries(Path bin) throws IOException {

@@ -8,9 +8,7 @@ import org.junit.jupiter.api.Test;
 
 /** The scratch database every harness makes: created fresh, migrated, dropped unless kept. */
 class ScratchDatabaseIT {
-    private static final PostgresServer SERVER = PostgresServer.at(
-            System.getenv().getOrDefault("DATABASE_URL", PostgresServer.DEFAULT_URL),
-            System.getenv().getOrDefault("DATABASE_USER", "postgres"), System.getenv("DATABASE_PASSWORD"));
+    private static final PostgresServer SERVER = PostgresServer.fromEnvironment();
 
     @Test
     void aScratchDatabaseIsMigratedAndDroppedOnClose() throws Exception {

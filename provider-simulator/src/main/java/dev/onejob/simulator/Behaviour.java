@@ -1,30 +1,35 @@
 package dev.onejob.simulator;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
+import java.util.random.RandomGenerator;
 
 /**
  * What the simulator does with one protocol request, as a closed set of value types.
  *
  * <p>Consumed by the request handler (which applies it) and by {@link BehaviourJson} (which maps it
  * to and from the control-plane spec, e.g. {@code {"kind":"answer","delay_ms":0}}). Owns nothing:
- * every variant is an immutable record. Each variant's {@link #kind()} is the spec's {@code kind}
- * and the value recorded in the ledger.
+ * every variant is an immutable record. Each variant's {@link #kind()}, its name in snake case, is the spec's
+ * {@code kind} and the value recorded in the ledger.
  */
-public sealed interface Behaviour {
+public sealed interface Behaviour permits Behaviour.Answer, Behaviour.Lognormal, Behaviour.Hang, Behaviour.Status,
+        Behaviour.Paced, Behaviour.LargeAnswer, Behaviour.MalformedJson, Behaviour.InventKey, Behaviour.DropField,
+        Behaviour.IgnoreFormat, Behaviour.MangleNonAscii, Behaviour.PoisonAnswer, Behaviour.FailMidStream,
+        Behaviour.Reset, Mix {
 
-    /** The spec and ledger name of this behaviour, e.g. {@code "drop_field"}. */
-    String kind();
+    /**
+     * The spec and ledger name of this behaviour: its record's name in snake case, e.g. {@code "drop_field"} for
+     * {@link DropField} ({@link BehaviourJson#kindOf}).
+     */
+    default String kind() {
+        return BehaviourJson.kindOf(getClass());
+    }
 
     /** A normal success after {@code delayMs} milliseconds. */
     record Answer(long delayMs) implements Behaviour {
         public Answer {
             requireNotNegative(delayMs, "delay_ms");
-        }
-
-        @Override
-        public String kind() {
-            return "answer";
         }
     }
 
@@ -45,13 +50,8 @@ public sealed interface Behaviour {
             }
         }
 
-        @Override
-        public String kind() {
-            return "lognormal";
-        }
-
         /** One delay: {@code median * exp(sigma * z)} with {@code sigma = ln(p99 / median) / z(0.99)}. */
-        public long drawMs(java.util.random.RandomGenerator random) {
+        public long drawMs(RandomGenerator random) {
             double sigma = Math.log((double) p99Ms / medianMs) / Z99;
             return Math.round(medianMs * Math.exp(sigma * random.nextGaussian()));
         }
@@ -63,14 +63,7 @@ public sealed interface Behaviour {
      */
     record Hang(Long answerAfterMs) implements Behaviour {
         public Hang {
-            if (answerAfterMs != null) {
-                requireNotNegative(answerAfterMs, "answer_after_ms");
-            }
-        }
-
-        @Override
-        public String kind() {
-            return "hang";
+            requireNotNegativeIfGiven(answerAfterMs, "answer_after_ms");
         }
     }
 
@@ -81,27 +74,14 @@ public sealed interface Behaviour {
      */
     record Status(int status, Integer retryAfterSeconds, Long retryAfterMs, Long resetAfterMs) implements Behaviour {
         public Status {
-            if (status < 400 || status > 599) {
-                throw new IllegalArgumentException("status must be 400..599, was " + status);
-            }
-            if (retryAfterSeconds != null) {
-                requireNotNegative(retryAfterSeconds, "retry_after_s");
-            }
-            if (retryAfterMs != null) {
-                requireNotNegative(retryAfterMs, "retry_after_ms");
-            }
-            if (resetAfterMs != null) {
-                requireNotNegative(resetAfterMs, "reset_after_ms");
-            }
+            requireWithin(status, 400, 599, "status");
+            requireNotNegativeIfGiven(retryAfterSeconds, "retry_after_s");
+            requireNotNegativeIfGiven(retryAfterMs, "retry_after_ms");
+            requireNotNegativeIfGiven(resetAfterMs, "reset_after_ms");
         }
 
         public Status(int status, Integer retryAfterSeconds) {
             this(status, retryAfterSeconds, null, null);
-        }
-
-        @Override
-        public String kind() {
-            return "status";
         }
 
         /** This refusal with a {@code retry-after-ms} header of {@code ms}. */
@@ -128,22 +108,13 @@ public sealed interface Behaviour {
         static final long MAX_INTERVAL_MS = 3_600_000;
 
         public Paced {
-            if (pieces < 1 || pieces > MAX_PIECES) {
-                throw new IllegalArgumentException("pieces must be 1.." + MAX_PIECES + ", was " + pieces);
-            }
-            if (intervalMs < 0 || intervalMs > MAX_INTERVAL_MS) {
-                throw new IllegalArgumentException("interval_ms must be 0.." + MAX_INTERVAL_MS + ", was " + intervalMs);
-            }
+            requireWithin(pieces, 1, MAX_PIECES, "pieces");
+            requireWithin(intervalMs, 0, MAX_INTERVAL_MS, "interval_ms");
         }
 
         /** Paced whether streamed or not. */
         public Paced(int pieces, long intervalMs) {
             this(pieces, intervalMs, false);
-        }
-
-        @Override
-        public String kind() {
-            return "paced";
         }
     }
 
@@ -157,30 +128,16 @@ public sealed interface Behaviour {
         public LargeAnswer {
             requireSize(sizeBytes);
         }
-
-        @Override
-        public String kind() {
-            return "large_answer";
-        }
     }
 
     /** 200, but the answer is a truncated (so invalid) JSON text. */
     record MalformedJson() implements Behaviour {
-        @Override
-        public String kind() {
-            return "malformed_json";
-        }
     }
 
     /** A valid answer plus an invented top-level key. */
     record InventKey(String key) implements Behaviour {
         public InventKey {
             Objects.requireNonNull(key, "key");
-        }
-
-        @Override
-        public String kind() {
-            return "invent_key";
         }
     }
 
@@ -194,27 +151,14 @@ public sealed interface Behaviour {
                 throw new IllegalArgumentException("every_nth must be >= 1, was " + everyNth);
             }
         }
-
-        @Override
-        public String kind() {
-            return "drop_field";
-        }
     }
 
     /** Prose instead of the requested JSON. */
     record IgnoreFormat() implements Behaviour {
-        @Override
-        public String kind() {
-            return "ignore_format";
-        }
     }
 
     /** Free-text string values echo the user prompt with every non-ASCII character replaced by '?'. */
     record MangleNonAscii() implements Behaviour {
-        @Override
-        public String kind() {
-            return "mangle_non_ascii";
-        }
     }
 
     /**
@@ -223,18 +167,13 @@ public sealed interface Behaviour {
      * {@code oversize} pads that string to {@code sizeBytes}. What a prompt can steer a model into.
      */
     record PoisonAnswer(String flavour, int sizeBytes) implements Behaviour {
-        public static final java.util.List<String> FLAVOURS = java.util.List.of("nul", "lone_surrogate", "oversize");
+        public static final List<String> FLAVOURS = List.of("nul", "lone_surrogate", "oversize");
 
         public PoisonAnswer {
             if (!FLAVOURS.contains(flavour)) {
                 throw new IllegalArgumentException("flavour must be one of " + FLAVOURS + ", was '" + flavour + "'");
             }
             requireSize(sizeBytes);
-        }
-
-        @Override
-        public String kind() {
-            return "poison_answer";
         }
     }
 
@@ -247,14 +186,7 @@ public sealed interface Behaviour {
      */
     record FailMidStream(Integer afterEvents) implements Behaviour {
         public FailMidStream {
-            if (afterEvents != null) {
-                requireNotNegative(afterEvents, "after_events");
-            }
-        }
-
-        @Override
-        public String kind() {
-            return "fail_mid_stream";
+            requireNotNegativeIfGiven(afterEvents, "after_events");
         }
 
         /** How many of a stream's {@code total} events are sent before the cut: always fewer than all. */
@@ -265,10 +197,6 @@ public sealed interface Behaviour {
 
     /** Reads the request, then closes the connection without any response. */
     record Reset() implements Behaviour {
-        @Override
-        public String kind() {
-            return "reset";
-        }
     }
 
     static Behaviour answer() {
@@ -281,39 +209,6 @@ public sealed interface Behaviour {
 
     static Behaviour lognormal(Duration median, Duration p99) {
         return new Lognormal(median.toMillis(), p99.toMillis());
-    }
-
-    /**
-     * {@code then} for a {@code share} of the requests, {@code otherwise} for the rest, e.g. 5% of 429s among answers
-     * of a lognormal delay. Which one a request meets is a pure function of its {@code Idempotency-Key} (a hash), so a
-     * request sent again with its key meets the same one; a request without a key draws at random.
-     */
-    record Mix(double share, Behaviour then, Behaviour otherwise) implements Behaviour {
-        public Mix {
-            if (!(share >= 0 && share <= 1)) {
-                throw new IllegalArgumentException("share must be within 0..1, was " + share);
-            }
-            Objects.requireNonNull(then, "then");
-            Objects.requireNonNull(otherwise, "otherwise");
-        }
-
-        @Override
-        public String kind() {
-            return "mix";
-        }
-
-        /** The behaviour the request with {@code idempotencyKey} meets. */
-        Behaviour choose(String idempotencyKey) {
-            double point = idempotencyKey == null ? java.util.concurrent.ThreadLocalRandom.current().nextDouble()
-                    : (mixed(idempotencyKey.hashCode() * 0x9E3779B97F4A7C15L) >>> 11) * 0x1.0p-53;
-            return point < share ? then : otherwise;
-        }
-
-        private static long mixed(long z) {
-            z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-            z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-            return z ^ (z >>> 31);
-        }
     }
 
     static Behaviour hangForever() {
@@ -377,14 +272,25 @@ public sealed interface Behaviour {
     }
 
     private static void requireSize(int sizeBytes) {
-        if (sizeBytes < 1 || sizeBytes > 64 * 1024 * 1024) {
-            throw new IllegalArgumentException("size_bytes must be 1..67108864, was " + sizeBytes);
+        requireWithin(sizeBytes, 1, 64 * 1024 * 1024, "size_bytes");
+    }
+
+    private static void requireWithin(long value, long min, long max, String name) {
+        if (value < min || value > max) {
+            throw new IllegalArgumentException(name + " must be " + min + ".." + max + ", was " + value);
         }
     }
 
     private static void requireNotNegative(long value, String name) {
         if (value < 0) {
             throw new IllegalArgumentException(name + " must be >= 0, was " + value);
+        }
+    }
+
+    /** An optional value ({@code null}: not given) that must not be negative when given. */
+    private static void requireNotNegativeIfGiven(Number value, String name) {
+        if (value != null) {
+            requireNotNegative(value.longValue(), name);
         }
     }
 }

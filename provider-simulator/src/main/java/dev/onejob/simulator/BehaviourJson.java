@@ -2,6 +2,7 @@ package dev.onejob.simulator;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -34,7 +35,23 @@ public final class BehaviourJson {
         }
     }
 
+    /** The spec's kind of each behaviour record, worked out once per record. */
+    private static final ClassValue<String> KINDS = new ClassValue<>() {
+        @Override
+        protected String computeValue(Class<?> type) {
+            return type.getSimpleName().replaceAll("(?<=[a-z])(?=[A-Z])", "_").toLowerCase(Locale.ROOT);
+        }
+    };
+
     private BehaviourJson() {
+    }
+
+    /**
+     * The spec's {@code kind} of a behaviour (and its name in the ledger): its record's name in snake case,
+     * {@code DropField} is {@code drop_field}, as {@link #parse} reads it.
+     */
+    static String kindOf(Class<? extends Behaviour> type) {
+        return KINDS.get(type);
     }
 
     public static Spec parse(JsonNode spec) {
@@ -65,7 +82,7 @@ public final class BehaviourJson {
             case "paced" -> new Behaviour.Paced(requiredInt(spec, "pieces"), requiredLong(spec, "interval_ms"),
                     optionalBoolean(spec, "streamed_only"));
             case "large_answer" -> new Behaviour.LargeAnswer(requiredInt(spec, "size_bytes"));
-            case "mix" -> new Behaviour.Mix(requiredShare(spec), parse(spec.get("then")).behaviour(),
+            case "mix" -> new Mix(requiredShare(spec), parse(spec.get("then")).behaviour(),
                     parse(spec.get("otherwise")).behaviour());
             default -> throw new IllegalArgumentException("unknown behaviour kind '" + kind + "'");
         };
@@ -105,7 +122,7 @@ public final class BehaviourJson {
             if (paced.streamedOnly()) {
                 spec.put("streamed_only", true);
             }
-        } else if (behaviour instanceof Behaviour.Mix mix) {
+        } else if (behaviour instanceof Mix mix) {
             spec.put("share", mix.share());
             spec.set("then", write(mix.then(), false));
             spec.set("otherwise", write(mix.otherwise(), false));

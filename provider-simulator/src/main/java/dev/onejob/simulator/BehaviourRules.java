@@ -132,11 +132,11 @@ final class BehaviourRules {
         defaultRule.set(answerRule());
     }
 
-    /** The behaviour for a request with {@code idempotencyKey}, a {@link Behaviour.Mix} resolved to its choice. */
+    /** The behaviour for a request with {@code idempotencyKey}, a {@link Mix} resolved to its choice. */
     Applied resolve(String idempotencyKey) {
         Applied applied = resolveRule(idempotencyKey);
         Behaviour behaviour = applied.behaviour();
-        while (behaviour instanceof Behaviour.Mix mix) {
+        while (behaviour instanceof Mix mix) {
             behaviour = mix.choose(idempotencyKey);
         }
         return behaviour == applied.behaviour() ? applied : new Applied(behaviour, applied.application());

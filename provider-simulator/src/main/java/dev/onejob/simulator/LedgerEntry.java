@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.math.BigDecimal;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * One protocol request as the simulator saw it, and what it was billed. Never holds an API key or the
@@ -68,6 +70,42 @@ public record LedgerEntry(
     /** Whether the provider bills this request: its answer was a 2xx carrying a {@code usage} block. */
     public boolean isBilled() {
         return requestId != null;
+    }
+
+    /**
+     * The most of {@code entries} the simulator held at once: received and not yet answered (one never answered is
+     * held to the end). An answer and an arrival at the same microsecond do not overlap.
+     */
+    public static long peakHeld(List<LedgerEntry> entries) {
+        List<Instant[]> held = new ArrayList<>();
+        for (LedgerEntry entry : entries) {
+            held.add(new Instant[] {entry.receivedAt(), entry.answeredAt()});
+        }
+        return peakOverlap(held);
+    }
+
+    /**
+     * The most of {@code intervals} ({received, answered or null}) open at once; a null end is open to the end, and
+     * an end and a start at the same microsecond do not overlap.
+     */
+    public static long peakOverlap(List<Instant[]> intervals) {
+        List<long[]> events = new ArrayList<>();
+        for (Instant[] interval : intervals) {
+            events.add(new long[] {micros(interval[0]), 1});
+            events.add(new long[] {interval[1] == null ? Long.MAX_VALUE : micros(interval[1]), -1});
+        }
+        events.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
+        long current = 0;
+        long peak = 0;
+        for (long[] event : events) {
+            current += event[1];
+            peak = Math.max(peak, current);
+        }
+        return peak;
+    }
+
+    private static long micros(Instant instant) {
+        return instant.getEpochSecond() * 1_000_000L + instant.getNano() / 1_000;
     }
 
     LedgerEntry withAnswer(int answered, Instant at, Ledger.Charge charge) {

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -232,7 +233,7 @@ final class ProtocolHandler implements HttpHandler {
             return !closed.await(answer.delayMs(), TimeUnit.MILLISECONDS);
         }
         if (behaviour instanceof Behaviour.Lognormal lognormal) {
-            return !closed.await(lognormal.drawMs(java.util.concurrent.ThreadLocalRandom.current()),
+            return !closed.await(lognormal.drawMs(ThreadLocalRandom.current()),
                     TimeUnit.MILLISECONDS);
         }
         if (behaviour instanceof Behaviour.Hang hang) {

@@ -9,8 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,20 +20,11 @@ class AnthropicMessagesStreamIT {
 
     private static final String REVIEW = "Arrived broken. Negative experience overall.";
 
-    private ProviderSimulator simulator;
-    private SimHttp http;
-
-    @BeforeEach
-    void start() throws Exception {
-        simulator = ProviderSimulator.start(
-                SimulatorConfig.defaults().withName("anthropic-stream-it").withApiKey("sk-test"));
-        http = new SimHttp(simulator);
-    }
-
-    @AfterEach
-    void stop() {
-        simulator.close();
-    }
+    /** A simulator of its own for each test, closed after it. */
+    @AutoClose
+    private ProviderSimulator simulator = SimHttp.startSimulator(
+            SimulatorConfig.defaults().withName("anthropic-stream-it").withApiKey("sk-test"));
+    private SimHttp http = new SimHttp(simulator);
 
     /** A request for structured output: no tool, the schema in {@code output_config.format}. */
     static ObjectNode structuredOutputBody(String review, JsonNode schema) {

@@ -5,6 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Arrays;
+import java.util.Random;
+import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -22,23 +26,35 @@ class BehaviourJsonTest {
                 new Behaviour.FailMidStream(3), new Behaviour.Status(529, 2, 1500L, 30_000L),
                 new Behaviour.Status(429, null, null, 250L), new Behaviour.Paced(150, 1_000),
                 new Behaviour.Paced(1, 0), new Behaviour.Paced(120, 500, true), new Behaviour.LargeAnswer(600 * 1024),
-                new Behaviour.LargeAnswer(1));
+                new Behaviour.LargeAnswer(1), new Behaviour.PoisonAnswer("oversize", 1024),
+                new Mix(0.25, new Behaviour.Status(429, 1), new Behaviour.Answer(0)));
     }
 
     @Test
     void lognormalDelaysHaveTheAskedMedianAndNinetyNinthPercentile() {
         // given 100,000 draws with a fixed seed
         Behaviour.Lognormal lognormal = new Behaviour.Lognormal(1_000, 8_000);
-        java.util.Random random = new java.util.Random(42);
+        Random random = new Random(42);
         long[] draws = new long[100_000];
         for (int i = 0; i < draws.length; i++) {
             draws[i] = lognormal.drawMs(random);
         }
-        java.util.Arrays.sort(draws);
+        Arrays.sort(draws);
 
         // then the empirical median and p99 are within 5% of the asked ones
         assertEquals(1_000, draws[draws.length / 2], 50);
         assertEquals(8_000, draws[(int) (draws.length * 0.99)], 400);
+    }
+
+    @Test
+    void everyBehaviourTakesTheTripItsKindNamedAsTheSpecReadsIt() {
+        // given every kind of behaviour there is
+        Set<Class<?>> permitted = Set.of(Behaviour.class.getPermittedSubclasses());
+
+        // then the trip below takes each, and its kind is its spec's (its name in snake case)
+        assertEquals(permitted, everyKind().map(Object::getClass).collect(Collectors.toSet()));
+        assertEquals("fail_mid_stream", new Behaviour.FailMidStream(null).kind());
+        assertEquals("mangle_non_ascii", new Behaviour.MangleNonAscii().kind());
     }
 
     @ParameterizedTest

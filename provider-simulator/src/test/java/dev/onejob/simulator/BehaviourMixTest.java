@@ -4,14 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 class BehaviourMixTest {
-    private static com.fasterxml.jackson.databind.JsonNode spec(String text) {
+    private static JsonNode spec(String text) {
         try {
-            return Json.parse(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        } catch (java.io.IOException e) {
+            return Json.parse(text.getBytes(StandardCharsets.UTF_8));
+        } catch (IOException e) {
             throw new IllegalArgumentException(e);
         }
     }

@@ -10,26 +10,16 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** A default rule for the next N requests only ({@code times}), then the default it replaced again. */
 class BehaviourSequenceIT {
 
-    private ProviderSimulator simulator;
-    private SimHttp http;
-
-    @BeforeEach
-    void start() throws Exception {
-        simulator = ProviderSimulator.start(SimulatorConfig.defaults().withName("sequence-it"));
-        http = new SimHttp(simulator);
-    }
-
-    @AfterEach
-    void stop() {
-        simulator.close();
-    }
+    /** A simulator of its own for each test, closed after it. */
+    @AutoClose
+    private ProviderSimulator simulator = SimHttp.startSimulator(SimulatorConfig.defaults().withName("sequence-it"));
+    private SimHttp http = new SimHttp(simulator);
 
     @Test
     void theNextTwoRequestsAreRefusedWithRetryAfterThenEveryAttemptIsAnswered() throws Exception {

@@ -17,26 +17,16 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** Behaviours that act on time and on the connection: delay, hang, reset, refused connections. */
 class ConnectionBehaviourIT {
 
-    private ProviderSimulator simulator;
-    private SimHttp http;
-
-    @BeforeEach
-    void start() throws Exception {
-        simulator = ProviderSimulator.start(SimulatorConfig.defaults().withName("connection-it"));
-        http = new SimHttp(simulator);
-    }
-
-    @AfterEach
-    void stop() {
-        simulator.close();
-    }
+    /** A simulator of its own for each test, closed after it. */
+    @AutoClose
+    private ProviderSimulator simulator = SimHttp.startSimulator(SimulatorConfig.defaults().withName("connection-it"));
+    private SimHttp http = new SimHttp(simulator);
 
     @Test
     void answerWithDelayArrivesNoSoonerThanTheDelay() throws Exception {

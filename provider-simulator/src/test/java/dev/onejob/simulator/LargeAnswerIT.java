@@ -8,8 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** large_answer: a valid, storable answer of a requested size, streamed in a bounded number of events, billed. */
@@ -17,19 +16,11 @@ class LargeAnswerIT {
 
     private static final int SIZE = 600 * 1024;
 
-    private ProviderSimulator simulator;
-    private SimHttp http;
-
-    @BeforeEach
-    void start() throws Exception {
-        simulator = ProviderSimulator.start(SimulatorConfig.defaults().withName("large-answer-it"));
-        http = new SimHttp(simulator);
-    }
-
-    @AfterEach
-    void stop() {
-        simulator.close();
-    }
+    /** A simulator of its own for each test, closed after it. */
+    @AutoClose
+    private ProviderSimulator simulator = SimHttp.startSimulator(
+            SimulatorConfig.defaults().withName("large-answer-it"));
+    private SimHttp http = new SimHttp(simulator);
 
     @Test
     void anOpenAiLargeAnswerFollowsTheSchemaHasTheSizeAndIsBilledForIt() throws Exception {

@@ -80,4 +80,23 @@ class LedgerEntryTest {
         return new LedgerEntry(2, RECEIVED, "/v1/chat/completions", "openai-chat", "k", "gpt-4o-mini", "e".repeat(64),
                 "answer", 200, ANSWERED, "req_0123456789abcdef01234567", 120L, 9L, 0L, cost);
     }
+
+    @Test
+    void thePeakHeldCountsRequestsReceivedAndNotYetAnsweredAtTheSameTime() {
+        // given three requests: the second arrives while the first is held, the third as the second is answered,
+        // and the third is never answered
+        Instant t0 = RECEIVED;
+        LedgerEntry first = held(1, t0, t0.plusMillis(30));
+        LedgerEntry second = held(2, t0.plusMillis(10), t0.plusMillis(20));
+        LedgerEntry third = held(3, t0.plusMillis(20), null);
+
+        // then at most two were held at once (an answer and an arrival at the same instant do not overlap)
+        assertEquals(2, LedgerEntry.peakHeld(List.of(first, second, third)));
+        assertEquals(0, LedgerEntry.peakHeld(List.of()));
+    }
+
+    private static LedgerEntry held(long sequence, Instant received, Instant answered) {
+        return new LedgerEntry(sequence, received, "/v1/messages", "anthropic-messages", "k" + sequence, "m",
+                "c".repeat(64), "answer", answered == null ? null : 200, answered);
+    }
 }

@@ -6,33 +6,25 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 class LedgerIT {
 
     private static final String KEY = "sk-ledger-secret-123";
 
-    private ProviderSimulator simulator;
-    private SimHttp http;
-
-    @BeforeEach
-    void start() throws Exception {
-        simulator = ProviderSimulator.start(SimulatorConfig.defaults().withName("ledger-it").withApiKey(KEY));
-        http = new SimHttp(simulator).withApiKey(KEY);
-    }
-
-    @AfterEach
-    void stop() {
-        simulator.close();
-    }
+    /** A simulator of its own for each test, closed after it. */
+    @AutoClose
+    private ProviderSimulator simulator = SimHttp.startSimulator(
+            SimulatorConfig.defaults().withName("ledger-it").withApiKey(KEY));
+    private SimHttp http = new SimHttp(simulator).withApiKey(KEY);
 
     @Test
     void ledgerCountsConcurrentRequestsPerIdempotencyKey() throws Exception {
@@ -89,12 +81,12 @@ class LedgerIT {
 
     @Test
     void aDelayedAnswerIsLedgeredWithTheTimeItWasAnswered() throws Exception {
-        simulator.setDefaultBehaviour(Behaviour.answerAfter(java.time.Duration.ofMillis(300)));
+        simulator.setDefaultBehaviour(Behaviour.answerAfter(Duration.ofMillis(300)));
 
         http.openAi(SimHttp.openAiBody("prompt", null), "slow");
 
         LedgerEntry entry = simulator.ledger().get(0);
-        long waited = java.time.Duration.between(entry.receivedAt(), entry.answeredAt()).toMillis();
+        long waited = Duration.between(entry.receivedAt(), entry.answeredAt()).toMillis();
         assertTrue(waited >= 290 && waited < 5_000, "answered " + waited + " ms after it was received");
     }
 

@@ -27,8 +27,7 @@ import com.openai.models.completions.CompletionUsage;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -45,17 +44,10 @@ class OfficialSdkStreamingIT {
         public String summary;
     }
 
-    private ProviderSimulator simulator;
-
-    @BeforeEach
-    void start() throws Exception {
-        simulator = ProviderSimulator.start(SimulatorConfig.defaults().withName("sdk-it").withApiKey("sk-test"));
-    }
-
-    @AfterEach
-    void stop() {
-        simulator.close();
-    }
+    /** A simulator of its own for each test, closed after it. */
+    @AutoClose
+    private ProviderSimulator simulator = SimHttp.startSimulator(
+            SimulatorConfig.defaults().withName("sdk-it").withApiKey("sk-test"));
 
     @Test
     void openAiSdkAccumulatesTheStreamIntoTheWholeAnswerAndItsUsage() {

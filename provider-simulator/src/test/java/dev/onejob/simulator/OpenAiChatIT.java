@@ -11,8 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -21,19 +20,11 @@ class OpenAiChatIT {
 
     private static final String REVIEW = "The battery is great and the screen is positive-ly bright. Positive!";
 
-    private ProviderSimulator simulator;
-    private SimHttp http;
-
-    @BeforeEach
-    void start() throws Exception {
-        simulator = ProviderSimulator.start(SimulatorConfig.defaults().withName("openai-it").withApiKey("sk-test"));
-        http = new SimHttp(simulator);
-    }
-
-    @AfterEach
-    void stop() {
-        simulator.close();
-    }
+    /** A simulator of its own for each test, closed after it. */
+    @AutoClose
+    private ProviderSimulator simulator = SimHttp.startSimulator(
+            SimulatorConfig.defaults().withName("openai-it").withApiKey("sk-test"));
+    private SimHttp http = new SimHttp(simulator);
 
     @Test
     void answersInChatCompletionShapeWithContentFollowingTheSchema() throws Exception {

@@ -9,8 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -20,20 +19,11 @@ class OpenAiChatStreamIT {
 
     private static final String REVIEW = "The battery is great and the screen is bright. Positive!";
 
-    private ProviderSimulator simulator;
-    private SimHttp http;
-
-    @BeforeEach
-    void start() throws Exception {
-        simulator = ProviderSimulator.start(
-                SimulatorConfig.defaults().withName("openai-stream-it").withApiKey("sk-test"));
-        http = new SimHttp(simulator);
-    }
-
-    @AfterEach
-    void stop() {
-        simulator.close();
-    }
+    /** A simulator of its own for each test, closed after it. */
+    @AutoClose
+    private ProviderSimulator simulator = SimHttp.startSimulator(
+            SimulatorConfig.defaults().withName("openai-stream-it").withApiKey("sk-test"));
+    private SimHttp http = new SimHttp(simulator);
 
     static ObjectNode streamed(ObjectNode body, boolean includeUsage) {
         body.put("stream", true);

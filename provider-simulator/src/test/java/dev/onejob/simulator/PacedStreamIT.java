@@ -21,15 +21,16 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** The paced behaviour: a normal answer whose stream sends its text in a set number of pieces, spaced in time. */
 class PacedStreamIT {
 
-    private ProviderSimulator simulator;
-    private SimHttp http;
+    /** A simulator of its own for each test, closed after it. */
+    @AutoClose
+    private ProviderSimulator simulator = SimHttp.startSimulator(SimulatorConfig.defaults().withName("paced-it"));
+    private SimHttp http = new SimHttp(simulator);
 
     /** One event of a stream and when it arrived, in ms since the request was sent. */
     record Arrival(long atMs, SseBody.Event event) {
@@ -40,17 +41,6 @@ class PacedStreamIT {
         long lastAtMs() {
             return events.get(events.size() - 1).atMs();
         }
-    }
-
-    @BeforeEach
-    void start() throws Exception {
-        simulator = ProviderSimulator.start(SimulatorConfig.defaults().withName("paced-it"));
-        http = new SimHttp(simulator);
-    }
-
-    @AfterEach
-    void stop() {
-        simulator.close();
     }
 
     @Test

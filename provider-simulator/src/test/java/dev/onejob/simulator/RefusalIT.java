@@ -8,8 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.net.http.HttpResponse;
 import java.time.Instant;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -17,19 +16,10 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** Refusals (the status behaviour) as the providers send them: error shapes, retry and rate-limit reset headers. */
 class RefusalIT {
 
-    private ProviderSimulator simulator;
-    private SimHttp http;
-
-    @BeforeEach
-    void start() throws Exception {
-        simulator = ProviderSimulator.start(SimulatorConfig.defaults().withName("refusal-it"));
-        http = new SimHttp(simulator);
-    }
-
-    @AfterEach
-    void stop() {
-        simulator.close();
-    }
+    /** A simulator of its own for each test, closed after it. */
+    @AutoClose
+    private ProviderSimulator simulator = SimHttp.startSimulator(SimulatorConfig.defaults().withName("refusal-it"));
+    private SimHttp http = new SimHttp(simulator);
 
     @Test
     void anAnthropic529IsAnOverloadedErrorWithItsRetryAndResetHeadersAndIsNotBilled() throws Exception {

@@ -35,6 +35,15 @@ final class SimHttp {
         this.baseUrl = simulator.baseUrl();
     }
 
+    /** A simulator started for a test, e.g. in a field closed by {@code @AutoClose}; a failed start is unchecked. */
+    static ProviderSimulator startSimulator(SimulatorConfig config) {
+        try {
+            return ProviderSimulator.start(config);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     SimHttp withApiKey(String key) {
         this.apiKey = key;
         return this;

@@ -15,8 +15,7 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** Behaviours on streamed requests: delays and hangs before the first byte, reset, and the cut of fail_mid_stream. */
@@ -25,19 +24,11 @@ class StreamBehaviourIT {
     private static final String OPENAI_HEADERS = "Authorization: Bearer sk-test\r\n";
     private static final String ANTHROPIC_HEADERS = "x-api-key: sk-test\r\nanthropic-version: 2023-06-01\r\n";
 
-    private ProviderSimulator simulator;
-    private SimHttp http;
-
-    @BeforeEach
-    void start() throws Exception {
-        simulator = ProviderSimulator.start(SimulatorConfig.defaults().withName("stream-behaviour-it"));
-        http = new SimHttp(simulator);
-    }
-
-    @AfterEach
-    void stop() {
-        simulator.close();
-    }
+    /** A simulator of its own for each test, closed after it. */
+    @AutoClose
+    private ProviderSimulator simulator = SimHttp.startSimulator(
+            SimulatorConfig.defaults().withName("stream-behaviour-it"));
+    private SimHttp http = new SimHttp(simulator);
 
     @Test
     void aDelayIsSpentBeforeTheFirstByteOfTheStream() throws Exception {

@@ -19,8 +19,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** The provider-side bill: what the simulator records per billed answer and exports at /_sim/usage-export. */
@@ -33,19 +32,10 @@ class UsageExportIT {
             .with(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
             .without(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES);
 
-    private ProviderSimulator simulator;
-    private SimHttp http;
-
-    @BeforeEach
-    void start() throws Exception {
-        simulator = ProviderSimulator.start(SimulatorConfig.defaults().withName("usage-it"));
-        http = new SimHttp(simulator);
-    }
-
-    @AfterEach
-    void stop() {
-        simulator.close();
-    }
+    /** A simulator of its own for each test, closed after it. */
+    @AutoClose
+    private ProviderSimulator simulator = SimHttp.startSimulator(SimulatorConfig.defaults().withName("usage-it"));
+    private SimHttp http = new SimHttp(simulator);
 
     @Test
     void billedOpenAiAndAnthropicAnswersAreExportedWithTheirTokensAndTheExactDefaultPrice() throws Exception {

@@ -37,21 +37,9 @@ public final class AnthropicMessagesClient implements ProviderClient {
     }
 
     @Override
-    public ProviderCall call(ProviderConfig provider, Contract contract, JsonNode variables, UUID attemptId) {
-        if (provider.protocol() != ProviderProtocol.ANTHROPIC_MESSAGES) {
-            throw new IllegalArgumentException("provider " + provider.id() + " speaks " + provider.protocol().wireName()
-                    + ", not anthropic-messages");
-        }
-        return call(provider, contract, variables, attemptId, null);
-    }
-
-    @Override
     public ProviderCall call(ProviderConfig provider, Contract contract, JsonNode variables, UUID attemptId,
                              ChunkSink sink) {
-        if (provider.protocol() != ProviderProtocol.ANTHROPIC_MESSAGES) {
-            throw new IllegalArgumentException("provider " + provider.id() + " speaks " + provider.protocol().wireName()
-                    + ", not anthropic-messages");
-        }
+        ProviderClients.requireProtocol(provider, ProviderProtocol.ANTHROPIC_MESSAGES);
         return transport.call(provider, contract, variables, attemptId, WIRE, prompt -> {
             ObjectNode body = prompt(provider.model(), prompt);
             body.put("max_tokens", prompt.maxTokens());

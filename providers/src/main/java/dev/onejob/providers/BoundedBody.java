@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -178,7 +179,7 @@ final class BoundedBody implements HttpResponse.BodySubscriber<BoundedBody.Read>
             System.arraycopy(tail, tailNext, ordered, 0, tail.length - tailNext);
             System.arraycopy(tail, 0, ordered, tail.length - tailNext, tailNext);
         } else {
-            ordered = java.util.Arrays.copyOf(tail, tailNext);
+            ordered = Arrays.copyOf(tail, tailNext);
         }
         result.complete(new Read(null, bytes, true, new String(ordered, StandardCharsets.UTF_8)));
     }

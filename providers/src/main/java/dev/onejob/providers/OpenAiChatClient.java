@@ -34,21 +34,9 @@ public final class OpenAiChatClient implements ProviderClient {
     }
 
     @Override
-    public ProviderCall call(ProviderConfig provider, Contract contract, JsonNode variables, UUID attemptId) {
-        if (provider.protocol() != ProviderProtocol.OPENAI_CHAT) {
-            throw new IllegalArgumentException("provider " + provider.id() + " speaks " + provider.protocol().wireName()
-                    + ", not openai-chat");
-        }
-        return call(provider, contract, variables, attemptId, null);
-    }
-
-    @Override
     public ProviderCall call(ProviderConfig provider, Contract contract, JsonNode variables, UUID attemptId,
                              ChunkSink sink) {
-        if (provider.protocol() != ProviderProtocol.OPENAI_CHAT) {
-            throw new IllegalArgumentException("provider " + provider.id() + " speaks " + provider.protocol().wireName()
-                    + ", not openai-chat");
-        }
+        ProviderClients.requireProtocol(provider, ProviderProtocol.OPENAI_CHAT);
         return transport.call(provider, contract, variables, attemptId, WIRE, prompt -> body(provider, prompt), sink);
     }
 

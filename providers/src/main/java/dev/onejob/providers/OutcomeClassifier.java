@@ -7,6 +7,7 @@ import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpTimeoutException;
 import java.nio.channels.UnresolvedAddressException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import javax.net.ssl.SSLException;
@@ -34,7 +35,7 @@ public final class OutcomeClassifier {
     public static CallOutcome forStatus(int status, String providerRequestId, String providerMessage,
                                         String retryAfter, Duration latency) {
         return forStatus(status, providerRequestId, providerMessage,
-                retryAfter == null ? null : RetryAfter.retryAfter(retryAfter, java.time.Instant.now()).orElse(null),
+                retryAfter == null ? null : RetryAfter.retryAfter(retryAfter, Instant.now()).orElse(null),
                 latency);
     }
 

@@ -6,6 +6,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -46,8 +47,8 @@ public final class ProviderCall {
     private Duration hardTimeout;
     private Duration maxDuration;
     private ScheduledExecutorService timer;
-    private volatile java.util.concurrent.ScheduledFuture<?> softTimer;
-    private volatile java.util.concurrent.ScheduledFuture<?> hardTimer;
+    private volatile ScheduledFuture<?> softTimer;
+    private volatile ScheduledFuture<?> hardTimer;
     private volatile Runnable abort;
 
     private ProviderCall(UUID attemptId, long startedNanos) {

@@ -20,15 +20,13 @@ public interface ProviderClient {
      * Problems found before sending (a missing API key) come back as an already completed call, never as an
      * exception.
      */
-    ProviderCall call(ProviderConfig provider, Contract contract, JsonNode variables, UUID attemptId);
+    default ProviderCall call(ProviderConfig provider, Contract contract, JsonNode variables, UUID attemptId) {
+        return call(provider, contract, variables, attemptId, null);
+    }
 
     /**
-     * The same call, streamed: the provider is asked for a stream, and each piece of its answer goes to
-     * {@code sink} as it arrives. The outcome is what the unstreamed call's would be. An adapter that cannot stream
-     * makes the unstreamed call, and the sink gets nothing (the streams following the job then wait for its result).
+     * The same call, streamed when {@code sink} is not null: the provider is asked for a stream, and each piece of
+     * its answer goes to {@code sink} as it arrives. The outcome is what the unstreamed call's would be.
      */
-    default ProviderCall call(ProviderConfig provider, Contract contract, JsonNode variables, UUID attemptId,
-                              ChunkSink sink) {
-        return call(provider, contract, variables, attemptId);
-    }
+    ProviderCall call(ProviderConfig provider, Contract contract, JsonNode variables, UUID attemptId, ChunkSink sink);
 }

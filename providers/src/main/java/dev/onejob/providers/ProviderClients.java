@@ -41,6 +41,17 @@ public final class ProviderClients implements ProviderClient, AutoCloseable {
         this.tokenCounter = new AnthropicTokenCounter(transport);
     }
 
+    /**
+     * Refuses a provider of another protocol than the adapter's own ({@code expected}): a wiring mistake, thrown as
+     * an {@link IllegalArgumentException}, not a call's outcome.
+     */
+    static void requireProtocol(ProviderConfig provider, ProviderProtocol expected) {
+        if (provider.protocol() != expected) {
+            throw new IllegalArgumentException("provider " + provider.id() + " speaks " + provider.protocol().wireName()
+                    + ", not " + expected.wireName());
+        }
+    }
+
     /** Adapters over {@code http}, reading API keys from {@code env}, with their own deadline timer. */
     public static ProviderClients create(HttpClient http, Map<String, String> env) {
         return new ProviderClients(http, env, deadlineTimer(), true);
@@ -66,11 +77,6 @@ public final class ProviderClients implements ProviderClient, AutoCloseable {
             case OPENAI_CHAT -> openAiChat;
             case ANTHROPIC_MESSAGES -> anthropicMessages;
         };
-    }
-
-    @Override
-    public ProviderCall call(ProviderConfig provider, Contract contract, JsonNode variables, UUID attemptId) {
-        return forProtocol(provider.protocol()).call(provider, contract, variables, attemptId);
     }
 
     @Override

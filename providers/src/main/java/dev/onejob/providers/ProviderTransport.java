@@ -1,22 +1,34 @@
 package dev.onejob.providers;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.billing.Usage;
 import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.contract.Contract;
 import dev.onejob.core.contract.Prompt;
-import java.util.function.Function;
 import dev.onejob.core.json.Json;
+import dev.onejob.core.ledger.AttemptFailure;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The part of a provider call every wire protocol shares: API key lookup, the request head, the asynchronous
@@ -31,10 +43,10 @@ final class ProviderTransport {
     static final String IDEMPOTENCY_KEY = "Idempotency-Key";
     private static final int MAX_PROVIDER_MESSAGE = 300;
     /** Reads the one JSON value a parser starts at, whatever follows it. */
-    private static final com.fasterxml.jackson.databind.ObjectReader ONE_VALUE = Json.MAPPER.reader()
-            .without(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
-    private static final java.util.regex.Pattern USAGE_MEMBER =
-            java.util.regex.Pattern.compile("\"usage\"\\s*:\\s*\\{");
+    private static final ObjectReader ONE_VALUE = Json.MAPPER.reader()
+            .without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    private static final Pattern USAGE_MEMBER =
+            Pattern.compile("\"usage\"\\s*:\\s*\\{");
 
     private final HttpClient http;
     private final Map<String, String> env;
@@ -82,7 +94,7 @@ final class ProviderTransport {
             prompt = contract.prompt(variables);
             JsonNode built = body.apply(prompt);
             if (sink != null) {
-                wire.asStream().accept((com.fasterxml.jackson.databind.node.ObjectNode) built);
+                wire.asStream().accept((ObjectNode) built);
             }
             watched = new WatchedBody(Json.write(built).getBytes(StandardCharsets.UTF_8));
             request = request(provider, wire, apiKey, watched).header(IDEMPOTENCY_KEY, attemptId.toString())
@@ -99,7 +111,7 @@ final class ProviderTransport {
         ProviderCall call = ProviderCall.withDeadlines(attemptId, provider.softTimeout(), provider.hardTimeout(),
                 sink == null ? provider.hardTimeout() : provider.maxDuration(), sent, timer);
         int answerLimit = provider.answerLimit(prompt.maxTokens());
-        java.util.concurrent.CompletableFuture<HttpResponse<Body>> exchange = http.sendAsync(request,
+        CompletableFuture<HttpResponse<Body>> exchange = http.sendAsync(request,
                 handler(wire, sink, call, answerLimit));
         // Given up at the hard deadline: the exchange is cancelled, and what it ended with is the call's last outcome
         // (an answer that completed first is kept).
@@ -133,7 +145,7 @@ final class ProviderTransport {
         return info -> {
             boolean ok = info.statusCode() / 100 == 2;
             boolean stream = sink != null && ok && info.headers()
-                    .firstValue("Content-Type").orElse("").toLowerCase(java.util.Locale.ROOT)
+                    .firstValue("Content-Type").orElse("").toLowerCase(Locale.ROOT)
                     .startsWith("text/event-stream");
             if (!stream) {
                 BoundedBody body = ok ? BoundedBody.answer(ProviderConfig.ANSWER_BYTES_LIMIT)
@@ -154,9 +166,9 @@ final class ProviderTransport {
     }
 
     /** The lines of a stream on their way to its reply, each one telling the call the provider is alive. */
-    private record LiveLines(SseReply reply, ProviderCall call) implements java.util.concurrent.Flow.Subscriber<String> {
+    private record LiveLines(SseReply reply, ProviderCall call) implements Flow.Subscriber<String> {
         @Override
-        public void onSubscribe(java.util.concurrent.Flow.Subscription subscription) {
+        public void onSubscribe(Flow.Subscription subscription) {
             reply.onSubscribe(subscription);
         }
 
@@ -204,14 +216,14 @@ final class ProviderTransport {
         }
         if (status < 200 || status > 299) {
             return OutcomeClassifier.forStatus(status, requestId, providerMessage(envelope, text),
-                    RetryAfter.of(response.headers(), java.time.Instant.now()).orElse(null), latency);
+                    RetryAfter.of(response.headers(), Instant.now()).orElse(null), latency);
         }
         BoundedBody.Read over = response.body().tooLarge();
         if (over != null) {
             // Paid for like any answer too large (its usage is the last thing in the reply): billed, never failed
             // over; and read to its end without being kept, so its size costs no memory.
             JsonNode usage = usageAtEnd(over.tail());
-            return new CallOutcome.Failed(dev.onejob.core.ledger.AttemptFailure.ANSWER_TOO_LARGE, "the provider's "
+            return new CallOutcome.Failed(AttemptFailure.ANSWER_TOO_LARGE, "the provider's "
                     + "reply is " + over.bytes() + " bytes, over the " + ProviderConfig.ANSWER_BYTES_LIMIT + " any "
                     + "reply may have; it was read to its end without being kept", false, true, status, requestId,
                     null, latency, usage == null ? null : wire.usage().apply(Json.object().set("usage", usage)));
@@ -225,7 +237,7 @@ final class ProviderTransport {
                 : answer.text() != null ? answer.text().length() : text == null ? 0 : text.length();
         if (streamed != null ? streamed.tooLarge() : answerChars > answerLimit) {
             // Paid for, and most likely as large from any provider: billed, never failed over.
-            return new CallOutcome.Failed(dev.onejob.core.ledger.AttemptFailure.ANSWER_TOO_LARGE, "the provider's "
+            return new CallOutcome.Failed(AttemptFailure.ANSWER_TOO_LARGE, "the provider's "
                     + "answer is " + answerChars + " characters, over the " + answerLimit + " this call allows (the "
                     + "provider's max_answer_bytes, or 16 bytes for each of the call's " + prompt.maxTokens()
                     + " max_tokens)", false, true, status, requestId, null, latency, usage);
@@ -245,18 +257,18 @@ final class ProviderTransport {
      * in {@code tail} that parses. Inside a JSON string a quote is escaped, so a member name found this way is one.
      */
     static JsonNode usageAtEnd(String tail) {
-        java.util.regex.Matcher member = USAGE_MEMBER.matcher(tail);
+        Matcher member = USAGE_MEMBER.matcher(tail);
         char[] chars = tail.toCharArray();
         JsonNode found = null;
         while (member.find()) {
             int start = member.end() - 1;
-            try (com.fasterxml.jackson.core.JsonParser parser = Json.MAPPER.createParser(chars, start,
+            try (JsonParser parser = Json.MAPPER.createParser(chars, start,
                     chars.length - start)) {
                 JsonNode value = ONE_VALUE.readTree(parser);
                 if (value != null && value.isObject()) {
                     found = value;
                 }
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 // not a whole object here: a later match may be
             }
         }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.json.Json;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Flow;
 
@@ -217,8 +218,8 @@ abstract class SseReply implements Flow.Subscriber<String> {
     /** Anthropic: message_start, content blocks with their deltas, message_delta (the usage), message_stop. */
     private static final class AnthropicStream extends SseReply {
         private ObjectNode message;
-        private final List<ObjectNode> blocks = new java.util.ArrayList<>();
-        private final List<StringBuilder> texts = new java.util.ArrayList<>();
+        private final List<ObjectNode> blocks = new ArrayList<>();
+        private final List<StringBuilder> texts = new ArrayList<>();
 
         AnthropicStream(ChunkSink sink) {
             super(sink);

@@ -1,10 +1,13 @@
 package dev.onejob.providers;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.billing.Usage;
 import dev.onejob.core.contract.Prompt;
 import java.net.http.HttpRequest;
 import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -22,8 +25,8 @@ import java.util.function.Function;
  * @param stream          reads such a stream into the reply the unstreamed request would have had
  */
 record WireFormat(String path, String requestIdHeader, BiConsumer<HttpRequest.Builder, String> headers,
-                  java.util.function.BiFunction<JsonNode, Prompt, Answer> answer, Function<JsonNode, Usage> usage,
-                  java.util.function.Consumer<com.fasterxml.jackson.databind.node.ObjectNode> asStream,
+                  BiFunction<JsonNode, Prompt, Answer> answer, Function<JsonNode, Usage> usage,
+                  Consumer<ObjectNode> asStream,
                   Function<ChunkSink, SseReply> stream) {
 
     /** A count the reply states, or -1 when the field is absent; a field of another type is no count at all. */

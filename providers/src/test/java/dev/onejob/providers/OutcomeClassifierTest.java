@@ -53,7 +53,7 @@ class OutcomeClassifierTest {
     })
     void statusIsClassified(int status, String kind, String code, boolean retryable) {
         // when
-        CallOutcome outcome = OutcomeClassifier.forStatus(status, "req_1", "Simulated", (java.time.Duration) null, LATENCY);
+        CallOutcome outcome = OutcomeClassifier.forStatus(status, "req_1", "Simulated", (Duration) null, LATENCY);
         // then
         assertEquals(kind, kindOf(outcome));
         assertEquals(LATENCY, outcome.latency());

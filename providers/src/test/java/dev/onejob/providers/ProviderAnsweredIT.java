@@ -10,10 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.onejob.core.config.ProviderProtocol;
 import dev.onejob.core.json.Json;
 import dev.onejob.simulator.Behaviour;
+import java.time.Duration;
+import java.util.UUID;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Named;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -24,17 +25,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 /** Calls that reached the provider: error statuses, broken answers and lost connections, for both protocols. */
 class ProviderAnsweredIT {
 
-    private SimulatedProvider provider;
-
-    @BeforeEach
-    void startSimulator() {
-        provider = SimulatedProvider.start();
-    }
-
-    @AfterEach
-    void stopSimulator() {
-        provider.close();
-    }
+    /** A simulator of its own for each test, closed after it. */
+    @AutoClose
+    private final SimulatedProvider provider = SimulatedProvider.start();
 
     @ParameterizedTest(name = "{0} HTTP {1} -> {2} retryable={3}")
     @CsvSource({
@@ -58,7 +51,7 @@ class ProviderAnsweredIT {
         assertTrue(failed.providerRequestId().startsWith("req_"), failed::toString);
         assertTrue(failed.message().contains("Simulated " + status)
                 && failed.message().contains("asked to retry after 7000 ms"), failed::message);
-        assertEquals(retryable ? java.time.Duration.ofSeconds(7) : null, failed.retryAfter(),
+        assertEquals(retryable ? Duration.ofSeconds(7) : null, failed.retryAfter(),
                 "the hint is kept for a refusal that may be retried");
         assertEquals(1, provider.sim.requestsWithIdempotencyKey(call.attemptId().toString()));
     }
@@ -150,6 +143,6 @@ class ProviderAnsweredIT {
         // when / then
         assertThrows(IllegalArgumentException.class, () -> provider.clients.forProtocol(other).call(
                 provider.provider(protocol), SimulatedProvider.SENTIMENT, SimulatedProvider.variables("x"),
-                java.util.UUID.randomUUID()));
+                UUID.randomUUID()));
     }
 }

@@ -8,14 +8,17 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.onejob.core.json.Json;
+import dev.onejob.testing.Await;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -180,7 +183,7 @@ class ProviderCallTest {
         var pings = timer.scheduleAtFixedRate(call::activity, 0, 20, TimeUnit.MILLISECONDS);
 
         // when it streams for ten times its soft timeout, then answers
-        dev.onejob.testing.Await.until(Duration.ofSeconds(10), "two seconds of stream",
+        Await.until(Duration.ofSeconds(10), "two seconds of stream",
                 () -> ProviderCall.since(started).compareTo(Duration.ofSeconds(2)) >= 0);
         boolean decidedWhileStreaming = call.atSoftDeadline().isDone();
         pings.cancel(false);
@@ -195,12 +198,12 @@ class ProviderCallTest {
     @Test
     void aStreamThatFallsSilentIsUnknownAtItsSoftDeadlineAndGivenUpAtItsHardOne() {
         // given a streamed call that spoke once and then fell silent, whose exchange can be aborted
-        java.util.concurrent.atomic.AtomicBoolean aborted = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicBoolean aborted = new AtomicBoolean();
         ProviderCall call = ProviderCall.withDeadlines(UUID.randomUUID(), Duration.ofMillis(100),
                 Duration.ofMillis(300), LONG, started, timer);
         call.abortWith(() -> {
             aborted.set(true);
-            response.completeExceptionally(new java.util.concurrent.CancellationException());
+            response.completeExceptionally(new CancellationException());
         });
         call.settleWith(response);
         call.activity();

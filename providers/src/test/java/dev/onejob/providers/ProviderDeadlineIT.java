@@ -9,8 +9,7 @@ import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.config.ProviderProtocol;
 import dev.onejob.simulator.Behaviour;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -19,17 +18,9 @@ class ProviderDeadlineIT {
 
     private static final Duration SOFT = Duration.ofSeconds(1);
 
-    private SimulatedProvider provider;
-
-    @BeforeEach
-    void startSimulator() {
-        provider = SimulatedProvider.start();
-    }
-
-    @AfterEach
-    void stopSimulator() {
-        provider.close();
-    }
+    /** A simulator of its own for each test, closed after it. */
+    @AutoClose
+    private final SimulatedProvider provider = SimulatedProvider.start();
 
     @ParameterizedTest
     @EnumSource(ProviderProtocol.class)

@@ -12,25 +12,16 @@ import dev.onejob.simulator.Behaviour;
 import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** Calls whose request never left: each must be FAILED with sent=false and leave no trace at the provider. */
 class ProviderNotSentIT {
 
-    private SimulatedProvider provider;
-
-    @BeforeEach
-    void startSimulator() {
-        provider = SimulatedProvider.start();
-    }
-
-    @AfterEach
-    void stopSimulator() {
-        provider.close();
-    }
+    /** A simulator of its own for each test, closed after it. */
+    @AutoClose
+    private final SimulatedProvider provider = SimulatedProvider.start();
 
     @ParameterizedTest
     @EnumSource(ProviderProtocol.class)

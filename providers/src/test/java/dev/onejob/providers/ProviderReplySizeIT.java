@@ -26,8 +26,7 @@ import java.util.Arrays;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -64,17 +63,9 @@ class ProviderReplySizeIT {
 
     @TempDir
     Path contracts;
-    private SimulatedProvider provider;
-
-    @BeforeEach
-    void startSimulator() {
-        provider = SimulatedProvider.start();
-    }
-
-    @AfterEach
-    void stopSimulator() {
-        provider.close();
-    }
+    /** A simulator of its own for each test, closed after it. */
+    @AutoClose
+    private final SimulatedProvider provider = SimulatedProvider.start();
 
     @ParameterizedTest
     @EnumSource(ProviderProtocol.class)

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.config.ProviderProtocol;
+import dev.onejob.core.contract.Prompt;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
@@ -22,12 +23,12 @@ class ProviderRequestTest {
     @CsvSource({"sentiment, sentiment", "invoice.v2, invoice_v2", "Ticket Triage/EU, Ticket_Triage_EU",
         "a-b_c, a-b_c"})
     void schemaNameKeepsOnlyWhatOpenAiAccepts(String contractId, String expected) {
-        assertEquals(expected, dev.onejob.core.contract.Prompt.schemaNameOf(contractId));
+        assertEquals(expected, Prompt.schemaNameOf(contractId));
     }
 
     @Test
     void longSchemaNameIsCutTo64Characters() {
-        assertEquals(64, dev.onejob.core.contract.Prompt.schemaNameOf("x".repeat(100)).length());
+        assertEquals(64, Prompt.schemaNameOf("x".repeat(100)).length());
     }
 
     @Test

@@ -10,8 +10,7 @@ import dev.onejob.simulator.Behaviour;
 import dev.onejob.simulator.LedgerEntry;
 import dev.onejob.simulator.SimRequest;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -19,17 +18,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 /** Successful calls over real HTTP against the provider simulator, for both wire protocols. */
 class ProviderSuccessIT {
 
-    private SimulatedProvider provider;
-
-    @BeforeEach
-    void startSimulator() {
-        provider = SimulatedProvider.start();
-    }
-
-    @AfterEach
-    void stopSimulator() {
-        provider.close();
-    }
+    /** A simulator of its own for each test, closed after it. */
+    @AutoClose
+    private final SimulatedProvider provider = SimulatedProvider.start();
 
     @ParameterizedTest
     @EnumSource(ProviderProtocol.class)

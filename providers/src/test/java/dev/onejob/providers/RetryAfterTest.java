@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.net.http.HttpHeaders;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -14,7 +15,7 @@ class RetryAfterTest {
     private static final Instant NOW = Instant.parse("2026-12-07T10:00:00Z");
 
     private static Optional<Duration> hint(Map<String, String> headers) {
-        Map<String, List<String>> multi = new java.util.HashMap<>();
+        Map<String, List<String>> multi = new HashMap<>();
         headers.forEach((name, value) -> multi.put(name, List.of(value)));
         return RetryAfter.of(HttpHeaders.of(multi, (a, b) -> true), NOW);
     }

@@ -1,7 +1,7 @@
 package dev.onejob.reconciler;
 
-import dev.onejob.providers.certify.CertificationReport;
-import dev.onejob.providers.certify.CertificationRunner;
+import dev.onejob.core.certification.CertificationRequests;
+import dev.onejob.core.events.CertificationCommand;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -11,8 +11,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Re-certifies every (provider, contract) pair on a schedule ({@code CERTIFY_INTERVAL}, off by default), so
- * certifications do not expire under a stack that runs for weeks. Results are stored like on-demand runs.
+ * Asks the workers to re-certify every (provider, contract) pair on a schedule ({@code CERTIFY_INTERVAL}, off by
+ * default), so certifications do not expire under a stack that runs for weeks: each tick records a request and its
+ * command through the outbox ({@link CertificationRequests}); a worker runs it with its own clients and stores the
+ * results like an operator's request. The reconciler calls no provider and holds no provider key.
  */
 final class CertificationSchedule implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(CertificationSchedule.class);
@@ -22,15 +24,13 @@ final class CertificationSchedule implements AutoCloseable {
         return t;
     });
 
-    CertificationSchedule(CertificationRunner runner, Duration interval) {
+    CertificationSchedule(CertificationRequests requests, Duration interval) {
         timer.scheduleWithFixedDelay(() -> {
             try {
-                for (CertificationReport report : runner.run(Optional.empty(), Optional.empty())) {
-                    log.info("event=certified provider={} contract={} passed={}", report.provider(),
-                            report.contractLabel(), report.passed());
-                }
+                CertificationCommand command = requests.request(Optional.empty(), Optional.empty(), "schedule");
+                log.info("event=certification_requested request={} by=schedule", command.requestId());
             } catch (RuntimeException e) {
-                log.warn("event=certification_failed error=\"{}\" action=retry_next_interval", e.toString());
+                log.warn("event=certification_request_failed error=\"{}\" action=retry_next_interval", e.toString());
             }
         }, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
     }

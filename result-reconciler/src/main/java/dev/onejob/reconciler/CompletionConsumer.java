@@ -1,25 +1,17 @@
 package dev.onejob.reconciler;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.db.DatabaseException;
-import dev.onejob.core.events.AttemptCompletion;
-import dev.onejob.core.events.Headers;
-import dev.onejob.core.json.Json;
-import dev.onejob.core.json.StorableText;
+import dev.onejob.core.kafka.DeadLetters;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.kafka.Topics;
 import dev.onejob.core.service.Backoff;
 import dev.onejob.core.service.Loops;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -31,7 +23,6 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthorizationException;
@@ -185,25 +176,7 @@ final class CompletionConsumer implements Loops.Loop {
     private void handle(ConsumerRecords<byte[], byte[]> records) {
         List<ConsumerRecord<byte[], byte[]>> all = new ArrayList<>(records.count());
         records.forEach(all::add);
-        String[] reasons = new String[all.size()];
-        List<AttemptCompletion> readable = new ArrayList<>(all.size());
-        List<Integer> readableIndex = new ArrayList<>(all.size());
-        for (int i = 0; i < all.size(); i++) {
-            Object read = CompletionRecords.read(all.get(i));
-            if (read instanceof AttemptCompletion completion) {
-                readable.add(completion);
-                readableIndex.add(i);
-            } else {
-                reasons[i] = (String) read;
-            }
-        }
-        List<CompletionHandler.Applied> applied = handler.applyAll(readable);
-        for (int k = 0; k < applied.size(); k++) {
-            if (applied.get(k) instanceof CompletionHandler.Rejected rejected) {
-                reasons[readableIndex.get(k)] = rejected.reason();
-            }
-        }
-        addToTransaction(all, reasons);
+        addToTransaction(all, CompletionRecords.applyAll(all, handler));
     }
 
     /** The poll's dead letters and offsets join the open transaction (begun if none is), after the ledger's commit. */
@@ -225,7 +198,7 @@ final class CompletionConsumer implements Loops.Loop {
                     ConsumerRecord<byte[], byte[]> record = all.get(i);
                     log.warn("event=dead_lettered topic={} partition={} offset={} reason=\"{}\"", record.topic(),
                             record.partition(), record.offset(), reasons[i]);
-                    producer.send(CompletionRecords.deadLetter(record, reasons[i]));
+                    producer.send(DeadLetters.letter(Topics.ATTEMPT_COMPLETIONS_DLQ, record, reasons[i]));
                 }
             }
         } catch (ProducerFencedException | OutOfOrderSequenceException | AuthorizationException
@@ -261,15 +234,7 @@ final class CompletionConsumer implements Loops.Loop {
     }
 
     private void abortAndRewind(KafkaException cause) {
-        if (transactionOpen) {
-            try {
-                producer.abortTransaction();
-            } catch (KafkaException abortFailed) {
-                throw new IllegalStateException("cannot abort the Kafka transaction of the completions: "
-                        + abortFailed, abortFailed);
-            }
-            transactionOpen = false;
-        }
+        abortOpenTransaction("the completions");
         for (Map.Entry<TopicPartition, Long> start : committedPositions.entrySet()) {
             if (consumer.assignment().contains(start.getKey())) {
                 consumer.seek(start.getKey(), start.getValue());
@@ -278,6 +243,19 @@ final class CompletionConsumer implements Loops.Loop {
         uncommitted.clear();
         committedPositions.clear();
         waitAfter("the Kafka transaction did not commit: " + cause);
+    }
+
+    /** Aborts the open transaction, if one is open; {@code of} says whose, for the error when the abort fails. */
+    private void abortOpenTransaction(String of) {
+        if (transactionOpen) {
+            try {
+                producer.abortTransaction();
+            } catch (KafkaException abortFailed) {
+                throw new IllegalStateException("cannot abort the Kafka transaction of " + of + ": " + abortFailed,
+                        abortFailed);
+            }
+            transactionOpen = false;
+        }
     }
 
     /** Commits what the open transaction holds before a rebalance gives its partitions to another member. */
@@ -295,12 +273,7 @@ final class CompletionConsumer implements Loops.Loop {
         public void onPartitionsLost(Collection<TopicPartition> partitions) {
             // Another member may own them already: these offsets must not be committed; the owner replays them.
             if (transactionOpen) {
-                try {
-                    producer.abortTransaction();
-                } catch (KafkaException e) {
-                    throw new IllegalStateException("cannot abort the Kafka transaction of lost partitions: " + e, e);
-                }
-                transactionOpen = false;
+                abortOpenTransaction("lost partitions");
                 uncommitted.clear();
                 committedPositions.clear();
             }

@@ -10,19 +10,21 @@ import dev.onejob.core.ledger.BillingStore;
 import dev.onejob.core.ledger.CompletionOutcome;
 import dev.onejob.core.ledger.FailureOutcome;
 import dev.onejob.core.ledger.JobRounds;
-import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.ledger.Ledger;
 import dev.onejob.core.ledger.ProviderGate;
 import dev.onejob.core.ledger.TransitionOutcome;
 import dev.onejob.core.service.LogContext;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Applies attempt completions to the ledger: a poll's successes as sets, through one compare-and-swap statement per
- * set ({@link LedgerStore#completeAll}), failures and UNKNOWN reports one at a time (a definite refusal may be retried
+ * set ({@link AttemptCompletions#completeAll}), failures and UNKNOWN reports one at a time (a definite refusal may be retried
  * on its provider after a backoff, as its retry policy allows; any other failure may fail over, which asks the
  * certification gate). Every step is idempotent by construction (the completion CAS, the conditional
  * transitions, outbox rows unique per attempt or job), so a completion processed twice after a crash changes nothing
@@ -43,14 +45,14 @@ public final class CompletionHandler {
     public record Rejected(String reason) implements Applied {
     }
 
-    private final LedgerStore ledger;
+    private final Ledger ledger;
     private final BillingStore billing;
     private final ProviderGate gate;
     private final ReconcilerMetrics metrics;
     private final boolean startTokensRequired;
 
     /** Requiring every completion's start token. */
-    public CompletionHandler(LedgerStore ledger, BillingStore billing, ProviderGate gate, ReconcilerMetrics metrics) {
+    public CompletionHandler(Ledger ledger, BillingStore billing, ProviderGate gate, ReconcilerMetrics metrics) {
         this(ledger, billing, gate, metrics, true);
     }
 
@@ -58,7 +60,7 @@ public final class CompletionHandler {
      * {@code startTokensRequired}: a completion without its attempt's start token is refused (dead-lettered), except
      * a failure that sent nothing for an attempt nobody started; false applies one without a token unchecked.
      */
-    public CompletionHandler(LedgerStore ledger, BillingStore billing, ProviderGate gate, ReconcilerMetrics metrics,
+    public CompletionHandler(Ledger ledger, BillingStore billing, ProviderGate gate, ReconcilerMetrics metrics,
                              boolean startTokensRequired) {
         this.ledger = ledger;
         this.billing = billing;
@@ -97,7 +99,7 @@ public final class CompletionHandler {
                 }
             }
             List<CompletionOutcome> outcomes = successes.isEmpty() ? List.of()
-                    : ledger.completeAll(successes.stream().map(completions::get).map(CompletionHandler::answer)
+                    : ledger.completions().completeAll(successes.stream().map(completions::get).map(CompletionHandler::answer)
                             .toList());
             for (int k = 0; k < successes.size(); k++) {
                 AttemptCompletion completion = completions.get(successes.get(k));
@@ -180,9 +182,9 @@ public final class CompletionHandler {
     private Applied applyInContext(AttemptCompletion completion) {
         if (completion.outcome() == AttemptCompletion.Outcome.SUCCEEDED) {
             // The compare-and-swap's own statement checks the attempt, the job and the provider.
-            return counted(completion, succeeded(completion, ledger.completeAll(List.of(answer(completion))).get(0)));
+            return counted(completion, succeeded(completion, ledger.completions().completeAll(List.of(answer(completion))).get(0)));
         }
-        Optional<Attempt> attempt = ledger.attempt(completion.attemptId());
+        Optional<Attempt> attempt = ledger.lookups().attempt(completion.attemptId());
         if (attempt.isEmpty()) {
             metrics.applied(completion.outcome().name(), "rejected");
             return new Rejected("no attempt " + completion.attemptId() + " in the ledger");
@@ -198,7 +200,7 @@ public final class CompletionHandler {
                     + ", not " + completion.provider());
         }
         if ((completion.startToken() != null || startTokensRequired)
-                && !java.util.Objects.equals(attempt.get().startToken(), completion.startToken())) {
+                && !Objects.equals(attempt.get().startToken(), completion.startToken())) {
             metrics.applied(completion.outcome().name(), "rejected");
             return new Rejected(completion.startToken() == null ? "attempt " + completion.attemptId() + " was started,"
                     + " and this completion names no start of it"
@@ -222,7 +224,7 @@ public final class CompletionHandler {
                     completion.attemptId(), lost.winner(), lost.reason().wireName(), lost.firstReport());
             if (lost.firstReport()) {
                 String winner = lost.winner() == null ? "none"
-                        : ledger.attempt(lost.winner()).map(Attempt::provider).orElse("unknown");
+                        : ledger.lookups().attempt(lost.winner()).map(Attempt::provider).orElse("unknown");
                 metrics.lostRace(winner, completion.provider(), lost.reason().wireName());
             }
             return new Done("lost");
@@ -237,9 +239,9 @@ public final class CompletionHandler {
     private Applied failed(AttemptCompletion completion) {
         AttemptCompletion.Error error = completion.error();
         // A failure that sent nothing may end a PENDING attempt: the worker could not run its command at all.
-        FailureOutcome outcome = ledger.fail(completion.attemptId(), new AttemptFailure(error.code(), error.message(),
+        FailureOutcome outcome = ledger.failures().fail(completion.attemptId(), new AttemptFailure(error.code(), error.message(),
                 error.retryable(), error.offendingAnswer(), !error.sent(),
-                error.retryAfterMs() == null ? null : java.time.Duration.ofMillis(error.retryAfterMs())), gate);
+                error.retryAfterMs() == null ? null : Duration.ofMillis(error.retryAfterMs())), gate);
         if (outcome instanceof FailureOutcome.RetryScheduled retry) {
             log.info("event=retry_scheduled job={} failed_attempt={} code={} next_attempt={} provider={} "
                             + "backoff_ms={} provider_hint_ms={}", completion.jobId(), completion.attemptId(),
@@ -267,7 +269,7 @@ public final class CompletionHandler {
     }
 
     private Applied unknown(AttemptCompletion completion) {
-        TransitionOutcome outcome = ledger.markUnknown(completion.attemptId());
+        TransitionOutcome outcome = ledger.starts().markUnknown(completion.attemptId());
         if (outcome instanceof TransitionOutcome.Applied) {
             log.info("event=unknown job={} attempt={} reason=\"{}\"", completion.jobId(), completion.attemptId(),
                     completion.unknownReason());

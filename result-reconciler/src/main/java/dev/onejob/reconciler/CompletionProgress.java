@@ -1,5 +1,6 @@
 package dev.onejob.reconciler;
 
+import dev.onejob.core.kafka.ConsumerLag;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.kafka.Topics;
 import java.nio.charset.StandardCharsets;
@@ -10,16 +11,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.ListOffsetsResult;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.utils.Utils;
@@ -84,35 +81,19 @@ final class CompletionProgress implements AutoCloseable {
     Snapshot snapshot() {
         Instant asOf = Instant.now();
         try {
-            int partitions = admin.describeTopics(List.of(topic)).allTopicNames()
-                    .get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(topic).partitions().size();
-            Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(groupId)
-                    .partitionsToOffsetAndMetadata().get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-            Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
-            for (int p = 0; p < partitions; p++) {
-                latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
-                earliest.put(new TopicPartition(topic, p), OffsetSpec.earliest());
-            }
-            Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = admin.listOffsets(latest).all()
-                    .get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> starts = admin.listOffsets(earliest).all()
-                    .get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            ConsumerLag lag = ConsumerLag.read(admin, groupId, topic, CALL_TIMEOUT);
             Map<Integer, Instant> upTo = new HashMap<>();
-            for (int p = 0; p < partitions; p++) {
-                TopicPartition partition = new TopicPartition(topic, p);
-                OffsetAndMetadata done = committed.get(partition);
-                long next = done != null ? done.offset() : starts.get(partition).offset();
-                if (next >= ends.get(partition).offset()) {
-                    upTo.put(p, asOf);
+            for (ConsumerLag.Position position : lag.partitions()) {
+                if (position.next() >= position.end()) {
+                    upTo.put(position.partition().partition(), asOf);
                 } else {
-                    Instant oldest = createTimeAt(partition, next);
+                    Instant oldest = createTimeAt(position.partition(), position.next());
                     if (oldest != null) {
-                        upTo.put(p, oldest);
+                        upTo.put(position.partition().partition(), oldest);
                     }
                 }
             }
-            return new Snapshot(partitions, upTo);
+            return new Snapshot(lag.partitions().size(), upTo);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while reading the progress of " + topic, e);

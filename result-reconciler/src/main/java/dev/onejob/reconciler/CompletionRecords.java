@@ -2,18 +2,20 @@ package dev.onejob.reconciler;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.events.AttemptCompletion;
-import dev.onejob.core.events.Headers;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.json.StorableText;
 import dev.onejob.core.kafka.Topics;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.ProducerRecord;
 
-/** Reading an {@code attempt-completions} record, and its dead letter when it cannot be applied. */
+/**
+ * Reading {@code attempt-completions} records, applying a poll of them to the ledger as one set, and the dead letter of
+ * a record that cannot be applied.
+ */
 final class CompletionRecords {
     private CompletionRecords() {
     }
@@ -43,13 +45,29 @@ final class CompletionRecords {
         return completion;
     }
 
-    static ProducerRecord<byte[], byte[]> deadLetter(ConsumerRecord<byte[], byte[]> record, String reason) {
-        ProducerRecord<byte[], byte[]> letter = new ProducerRecord<>(Topics.ATTEMPT_COMPLETIONS_DLQ.name(), null,
-                record.key(), record.value(), record.headers());
-        letter.headers().add(Headers.DLQ_REASON, reason.getBytes(StandardCharsets.UTF_8));
-        letter.headers().add(Headers.DLQ_SOURCE, (record.topic() + "/" + record.partition() + "/" + record.offset())
-                .getBytes(StandardCharsets.UTF_8));
-        letter.headers().add(Headers.DLQ_DETECTED_AT, Instant.now().toString().getBytes(StandardCharsets.UTF_8));
-        return letter;
+    /**
+     * Applies the readable completions of a poll to the ledger as one set ({@link CompletionHandler#applyAll}); per
+     * record, in order, why it is dead-lettered (unreadable, or rejected by the ledger), or null when it was applied.
+     */
+    static String[] applyAll(List<ConsumerRecord<byte[], byte[]>> all, CompletionHandler handler) {
+        String[] reasons = new String[all.size()];
+        List<AttemptCompletion> readable = new ArrayList<>(all.size());
+        List<Integer> readableIndex = new ArrayList<>(all.size());
+        for (int i = 0; i < all.size(); i++) {
+            Object read = read(all.get(i));
+            if (read instanceof AttemptCompletion completion) {
+                readable.add(completion);
+                readableIndex.add(i);
+            } else {
+                reasons[i] = (String) read;
+            }
+        }
+        List<CompletionHandler.Applied> applied = handler.applyAll(readable);
+        for (int k = 0; k < applied.size(); k++) {
+            if (applied.get(k) instanceof CompletionHandler.Rejected rejected) {
+                reasons[readableIndex.get(k)] = rejected.reason();
+            }
+        }
+        return reasons;
     }
 }

@@ -1,10 +1,13 @@
 package dev.onejob.reconciler;
 
+import dev.onejob.core.config.ConfigException;
 import dev.onejob.core.config.Env;
 import dev.onejob.core.config.InstanceIds;
 import dev.onejob.core.config.Settings;
 import dev.onejob.core.db.DatabaseConfig;
+import dev.onejob.core.kafka.Groups;
 import dev.onejob.core.kafka.KafkaConfig;
+import dev.onejob.core.outbox.OutboxPruner;
 import dev.onejob.core.service.ServiceConfig;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,7 +28,7 @@ public record ReconcilerConfig(DatabaseConfig database, KafkaConfig kafka, Strin
                                int metricsPort, Duration certifyInterval, Duration certificationMaxAge,
                                boolean relay, Duration outboxRetention, String instanceId,
                                boolean startTokensRequired) implements ServiceConfig {
-    public static final String APPLICATION_ID = dev.onejob.core.kafka.Groups.RECONCILER;
+    public static final String APPLICATION_ID = Groups.RECONCILER;
 
     /** Requiring every completion's start token. */
     public ReconcilerConfig(DatabaseConfig database, KafkaConfig kafka, String applicationId, Path stateDir,
@@ -53,7 +56,7 @@ public record ReconcilerConfig(DatabaseConfig database, KafkaConfig kafka, Strin
                 settings.duration(Env.CERTIFICATION_MAX_AGE, Duration.ofHours(168), Duration.ofMinutes(1),
                         Duration.ofDays(365)),
                 settings.flag(Env.OUTBOX_RELAY, true),
-                dev.onejob.core.outbox.OutboxPruner.retention(settings),
+                OutboxPruner.retention(settings),
                 settings.text(Env.INSTANCE_ID, InstanceIds.defaultFor("reconciler")),
                 startTokensRequired(settings.text(Env.START_TOKENS, "required")));
     }
@@ -62,7 +65,7 @@ public record ReconcilerConfig(DatabaseConfig database, KafkaConfig kafka, Strin
         return switch (value) {
             case "required" -> true;
             case "optional" -> false;
-            default -> throw new dev.onejob.core.config.ConfigException(Env.START_TOKENS
+            default -> throw new ConfigException(Env.START_TOKENS
                     + " must be required or optional, not '" + value + "'");
         };
     }

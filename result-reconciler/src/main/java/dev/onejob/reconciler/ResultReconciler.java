@@ -1,20 +1,22 @@
 package dev.onejob.reconciler;
 
 import dev.onejob.core.certification.CertificationGate;
+import dev.onejob.core.certification.CertificationRequests;
 import dev.onejob.core.certification.CertificationStore;
 import dev.onejob.core.config.Providers;
 import dev.onejob.core.contract.Contracts;
-import dev.onejob.providers.certify.CertificationRunner;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.ledger.BillingStore;
-import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.ledger.Ledger;
 import dev.onejob.core.ledger.ProviderGate;
 import dev.onejob.core.metrics.LedgerGauges;
 import dev.onejob.core.metrics.OpsServer;
-import dev.onejob.core.outbox.OutboxPruner;
+import dev.onejob.core.outbox.OutboxHost;
 import dev.onejob.core.outbox.OutboxRelay;
 import dev.onejob.core.service.Loops;
 import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
+import java.io.IOException;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Properties;
 import java.util.function.Consumer;
@@ -53,7 +55,7 @@ public final class ResultReconciler implements AutoCloseable {
                             Consumer<String> onDeadLoop) {
         this.config = config;
         this.database = database;
-        this.handler = new CompletionHandler(new LedgerStore(database), new BillingStore(database), gate,
+        this.handler = new CompletionHandler(new Ledger(database), new BillingStore(database), gate,
                 metrics, config.startTokensRequired());
         this.loops = new Loops(onDeadLoop);
     }
@@ -65,23 +67,22 @@ public final class ResultReconciler implements AutoCloseable {
     public static ProviderGate certified(Database database, Contracts contracts, Providers providers,
                                          Duration maxAge) {
         return new CertificationGate(new CertificationStore(database), contracts, providers, maxAge,
-                java.time.Clock.systemUTC());
+                Clock.systemUTC());
     }
 
-    /** Starts scheduled re-certification (owned and closed by this reconciler); off unless called. */
-    public void certifyEvery(Duration interval, CertificationRunner runner) {
-        schedule = new CertificationSchedule(runner, interval);
+    /**
+     * Asks the workers to re-certify every pair every {@code interval} (a request and its command through the outbox;
+     * the schedule is owned and closed by this reconciler); off unless called.
+     */
+    public void certifyEvery(Duration interval) {
+        schedule = new CertificationSchedule(new CertificationRequests(database), interval);
     }
 
     public void start() {
         // The relay first: loops stop in reverse order, so it stops last and publishes what the consumers wrote.
         if (config.relay()) {
-            loops.start("outbox-relay", new OutboxRelay(database, config.database(), config.kafka(),
-                    config.instanceId() + "-relay", metrics.registry(), OutboxRelay.Hooks.NONE,
-                    OutboxRelay.DEFAULT_LEASE));
-            if (!config.outboxRetention().isZero()) {
-                loops.start("outbox-pruner", new OutboxPruner(database, config.outboxRetention()));
-            }
+            OutboxHost.start(loops, database, config.database(), config.kafka(), config.instanceId(),
+                    metrics.registry(), OutboxRelay.Hooks.NONE, config.outboxRetention());
         }
         for (int i = 0; i < config.completionThreads(); i++) {
             String name = config.instanceId() + "-completions-" + i;
@@ -105,14 +106,14 @@ public final class ResultReconciler implements AutoCloseable {
         streams.start();
         progress = new CompletionProgress(config.kafka(), config.applicationId(),
                 config.instanceId() + "-sweeper");
-        sweeper = new Sweeper(new LedgerStore(database), metrics, progress::snapshot);
+        sweeper = new Sweeper(new Ledger(database), metrics, progress::snapshot);
         sweeper.start(config.sweepInterval());
         gauges = new LedgerGauges(database, metrics.registry());
         new KafkaStreamsMetrics(streams).bindTo(metrics.registry());
         if (config.metricsPort() >= 0) {
             try {
                 ops = OpsServer.start("0.0.0.0", config.metricsPort(), metrics.registry(), this::notReady);
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 throw new IllegalStateException("result-reconciler cannot serve /metrics on port "
                         + config.metricsPort() + ": " + e.getMessage() + " (set METRICS_PORT, or -1 to turn it off)", e);
             }

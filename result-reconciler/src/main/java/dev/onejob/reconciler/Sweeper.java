@@ -1,6 +1,7 @@
 package dev.onejob.reconciler;
 
-import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.ledger.AttemptStarts;
+import dev.onejob.core.ledger.Ledger;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
@@ -23,7 +24,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class Sweeper implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Sweeper.class);
-    private final LedgerStore ledger;
+    private final Ledger ledger;
     private final ReconcilerMetrics metrics;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "sweeper");
@@ -35,11 +36,11 @@ public final class Sweeper implements AutoCloseable {
     /** The progress of attempt-completions, or null to sweep on abandon_after alone. */
     private final Supplier<CompletionProgress.Snapshot> progress;
 
-    public Sweeper(LedgerStore ledger, ReconcilerMetrics metrics) {
+    public Sweeper(Ledger ledger, ReconcilerMetrics metrics) {
         this(ledger, metrics, null);
     }
 
-    Sweeper(LedgerStore ledger, ReconcilerMetrics metrics, Supplier<CompletionProgress.Snapshot> progress) {
+    Sweeper(Ledger ledger, ReconcilerMetrics metrics, Supplier<CompletionProgress.Snapshot> progress) {
         this.ledger = ledger;
         this.metrics = metrics;
         this.progress = progress;
@@ -51,14 +52,14 @@ public final class Sweeper implements AutoCloseable {
 
     void sweepOnce() {
         try {
-            List<LedgerStore.Overdue> overdue;
+            List<AttemptStarts.Overdue> overdue;
             int moved;
             do {
-                overdue = ledger.overdue(BATCH);
+                overdue = ledger.starts().overdue(BATCH);
                 if (overdue.isEmpty()) {
                     return;
                 }
-                List<LedgerStore.Overdue> vanished = overdue;
+                List<AttemptStarts.Overdue> vanished = overdue;
                 if (progress != null) {
                     CompletionProgress.Snapshot applied = progress.get();
                     vanished = overdue.stream().filter(o -> applied.appliedBefore(o.jobId(), o.abandonAfter()))
@@ -68,7 +69,7 @@ public final class Sweeper implements AutoCloseable {
                                 + "abandon_after are not all applied yet\"", overdue.size() - vanished.size());
                     }
                 }
-                moved = ledger.sweep(vanished);
+                moved = ledger.starts().sweep(vanished);
                 if (moved > 0) {
                     metrics.swept(moved);
                     log.info("event=swept_unknown attempts={}", moved);

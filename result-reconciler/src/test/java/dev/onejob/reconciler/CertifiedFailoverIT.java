@@ -58,11 +58,11 @@ class CertifiedFailoverIT {
     }
 
     private Attempt startedJobWithThreeProviders() {
-        SubmitOutcome.Created created = (SubmitOutcome.Created) fixture.ledger.submit(new NewJob("owner-c",
+        SubmitOutcome.Created created = (SubmitOutcome.Created) fixture.ledger.submissions().submit(new NewJob("owner-c",
                 "c-" + UUID.randomUUID(), Json.parse("{\"contract\":\"sentiment\",\"variables\":{\"text\":\"x\"},"
                 + "\"target\":\"primary\",\"fallbacks\":[\"backup\",\"third\"]}"), "sentiment", "primary",
                 List.of("backup", "third")));
-        fixture.ledger.start(created.firstAttempt().id(), Duration.ofSeconds(30));
+        fixture.ledger.starts().start(created.firstAttempt().id(), Duration.ofSeconds(30));
         return created.firstAttempt();
     }
 
@@ -73,7 +73,7 @@ class CertifiedFailoverIT {
 
         handler().apply(ReconcilerFixture.failed(primary, "http_500", true));
 
-        List<Attempt> attempts = fixture.ledger.attempts(primary.jobId());
+        List<Attempt> attempts = fixture.ledger.lookups().attempts(primary.jobId());
         assertEquals(2, attempts.size());
         assertEquals("third", attempts.get(1).provider());
     }
@@ -86,7 +86,7 @@ class CertifiedFailoverIT {
 
         handler().apply(ReconcilerFixture.failed(primary, "http_500", true));
 
-        assertEquals("third", fixture.ledger.attempts(primary.jobId()).get(1).provider());
+        assertEquals("third", fixture.ledger.lookups().attempts(primary.jobId()).get(1).provider());
     }
 
     @Test
@@ -97,9 +97,9 @@ class CertifiedFailoverIT {
 
         handler().apply(ReconcilerFixture.failed(primary, "http_500", true));
 
-        var job = fixture.ledger.job(primary.jobId()).orElseThrow();
+        var job = fixture.ledger.lookups().job(primary.jobId()).orElseThrow();
         assertEquals(JobStatus.FAILED, job.status());
-        assertEquals(1, fixture.ledger.attempts(primary.jobId()).size());
+        assertEquals(1, fixture.ledger.lookups().attempts(primary.jobId()).size());
         assertTrue(job.errorMessage().contains("backup failed its latest certification"), job.errorMessage());
         assertTrue(job.errorMessage().contains("older version of the contract"), job.errorMessage());
     }

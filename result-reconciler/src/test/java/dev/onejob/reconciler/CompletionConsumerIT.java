@@ -3,19 +3,22 @@ package dev.onejob.reconciler;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.onejob.core.billing.Usage;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.events.AttemptCompletion;
 import dev.onejob.core.events.Headers;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.Topics;
-import dev.onejob.core.ledger.BillingStore;
 import dev.onejob.core.ledger.Attempt;
 import dev.onejob.core.ledger.AttemptStatus;
+import dev.onejob.core.ledger.BillingStore;
 import dev.onejob.core.ledger.JobStatus;
 import dev.onejob.core.ledger.ProviderGate;
 import dev.onejob.testing.TestDatabase;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +28,7 @@ import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -108,10 +112,10 @@ class CompletionConsumerIT {
         pipe(ReconcilerFixture.succeeded(ab[0], ReconcilerFixture.RESULT_A));
 
         // then B's result is the job's, A is discarded, one result and one audit record are queued, nothing dead-lettered
-        var job = fixture.ledger.job(ab[0].jobId()).orElseThrow();
+        var job = fixture.ledger.lookups().job(ab[0].jobId()).orElseThrow();
         assertEquals(JobStatus.SUCCEEDED, job.status());
         assertEquals(ReconcilerFixture.RESULT_B, job.result());
-        assertEquals(AttemptStatus.DISCARDED, fixture.ledger.attempt(ab[0].id()).orElseThrow().status());
+        assertEquals(AttemptStatus.DISCARDED, fixture.ledger.lookups().attempt(ab[0].id()).orElseThrow().status());
         assertEquals(1, fixture.outbox(Topics.JOB_RESULTS.name(), job.id()));
         assertEquals(1, fixture.outbox(Topics.RACE_AUDIT.name(), job.id()));
         assertTrue(noMoreDeadLetters());
@@ -124,70 +128,70 @@ class CompletionConsumerIT {
         pipe(ReconcilerFixture.failed(a, "connection_refused", false));
         pipe(ReconcilerFixture.failed(a, "connection_refused", false));
 
-        var attempts = fixture.ledger.attempts(a.jobId());
+        var attempts = fixture.ledger.lookups().attempts(a.jobId());
         assertEquals(2, attempts.size(), "one failover attempt, however often the failure is delivered");
         Attempt b = attempts.get(1);
         assertEquals("backup", b.provider());
-        fixture.ledger.start(b.id(), java.time.Duration.ofSeconds(30));
+        fixture.ledger.starts().start(b.id(), Duration.ofSeconds(30));
         pipe(ReconcilerFixture.failed(b, "contract_violation", true));
-        var job = fixture.ledger.job(a.jobId()).orElseThrow();
+        var job = fixture.ledger.lookups().job(a.jobId()).orElseThrow();
         assertEquals(JobStatus.FAILED, job.status());
         assertEquals("contract_violation", job.errorCode());
         assertEquals(1, fixture.outbox(Topics.JOB_RESULTS.name(), job.id()));
-        assertTrue(fixture.ledger.attempt(b.id()).orElseThrow().errorMessage().contains("contract_violation"));
+        assertTrue(fixture.ledger.lookups().attempt(b.id()).orElseThrow().errorMessage().contains("contract_violation"));
     }
 
     @Test
     void forgedMalformedAndMismatchedCompletionsAreDeadLetteredWithAReasonAndTheLedgerIsUntouched() {
         Attempt a = fixture.startedJob("owner-a");
         Attempt other = fixture.startedJob("owner-b");
-        long jobsBefore = fixture.ledger.jobsCount();
+        long jobsBefore = fixture.ledger.lookups().jobsCount();
 
         // an attempt the ledger does not know
         pipe(new AttemptCompletion(UUID.randomUUID(), a.jobId(), AttemptCompletion.Outcome.SUCCEEDED,
-                ReconcilerFixture.RESULT_A, null, null, "primary", "m", null, 1, java.time.Instant.now(), null, null,
+                ReconcilerFixture.RESULT_A, null, null, "primary", "m", null, 1, Instant.now(), null, null,
                 UUID.randomUUID()));
         assertTrue(deadLetterReason().contains("no attempt"));
         // a real attempt under another job's id
         UUID token = ReconcilerFixture.startToken(a.id());
         pipe(new AttemptCompletion(a.id(), other.jobId(), AttemptCompletion.Outcome.SUCCEEDED,
-                ReconcilerFixture.RESULT_A, null, null, "primary", "m", null, 1, java.time.Instant.now(), null, null,
+                ReconcilerFixture.RESULT_A, null, null, "primary", "m", null, 1, Instant.now(), null, null,
                 token));
         assertTrue(deadLetterReason().contains("belongs to job"));
         // a success that claims another provider than the attempt ran on (checked inside the CAS's transaction)
         pipe(new AttemptCompletion(a.id(), a.jobId(), AttemptCompletion.Outcome.SUCCEEDED,
-                ReconcilerFixture.RESULT_A, null, null, "backup", "m", null, 1, java.time.Instant.now(), null, null,
+                ReconcilerFixture.RESULT_A, null, null, "backup", "m", null, 1, Instant.now(), null, null,
                 token));
         assertTrue(deadLetterReason().contains("ran on primary, not backup"));
         // a success for the live attempt by someone who did not start it: another token, or none (a version 2
         // record, or a forgery), with usage that must not be billed either
         pipe(new AttemptCompletion(a.id(), a.jobId(), AttemptCompletion.Outcome.SUCCEEDED,
-                ReconcilerFixture.RESULT_A, null, null, "primary", "m", null, 1, java.time.Instant.now(),
-                new dev.onejob.core.billing.Usage(10, 5, 0), new java.math.BigDecimal("0.5"), UUID.randomUUID()));
+                ReconcilerFixture.RESULT_A, null, null, "primary", "m", null, 1, Instant.now(),
+                new Usage(10, 5, 0), new BigDecimal("0.5"), UUID.randomUUID()));
         assertTrue(deadLetterReason().contains("was not started with the start token"));
         pipe(new AttemptCompletion(a.id(), a.jobId(), AttemptCompletion.Outcome.SUCCEEDED,
-                ReconcilerFixture.RESULT_A, null, null, "primary", "m", null, 1, java.time.Instant.now()));
+                ReconcilerFixture.RESULT_A, null, null, "primary", "m", null, 1, Instant.now()));
         assertTrue(deadLetterReason().contains("carries no start token"));
         pipe(new AttemptCompletion(a.id(), a.jobId(), AttemptCompletion.Outcome.FAILED, null,
                 new AttemptCompletion.Error("http_500", "forged", true, true, 500, null), null, "primary", "m", null,
-                1, java.time.Instant.now(), null, null, UUID.randomUUID()));
+                1, Instant.now(), null, null, UUID.randomUUID()));
         assertTrue(deadLetterReason().contains("was not started with the start token"));
-        assertEquals(null, fixture.ledger.attempt(a.id()).orElseThrow().usage(), "the forged usage was not billed");
-        assertEquals(AttemptStatus.STARTING, fixture.ledger.attempt(a.id()).orElseThrow().status());
+        assertEquals(null, fixture.ledger.lookups().attempt(a.id()).orElseThrow().usage(), "the forged usage was not billed");
+        assertEquals(AttemptStatus.STARTING, fixture.ledger.lookups().attempt(a.id()).orElseThrow().status());
         // not JSON, and JSON that is not a completion
         pipeRaw(a.jobId(), "{oops");
         assertTrue(deadLetterReason().contains("not valid JSON"));
         pipeRaw(a.jobId(), "{\"attempt_id\":\"x\"}");
         assertTrue(deadLetterReason().contains("not a valid attempt completion"));
 
-        assertEquals(AttemptStatus.STARTING, fixture.ledger.attempt(a.id()).orElseThrow().status());
-        assertEquals(JobStatus.RUNNING, fixture.ledger.job(a.jobId()).orElseThrow().status());
+        assertEquals(AttemptStatus.STARTING, fixture.ledger.lookups().attempt(a.id()).orElseThrow().status());
+        assertEquals(JobStatus.RUNNING, fixture.ledger.lookups().job(a.jobId()).orElseThrow().status());
         // the winner's completion delivered again with a different result
         pipe(ReconcilerFixture.succeeded(other, ReconcilerFixture.RESULT_B));
         pipe(ReconcilerFixture.succeeded(other, ReconcilerFixture.RESULT_A));
         assertTrue(deadLetterReason().contains("different result"));
-        assertEquals(ReconcilerFixture.RESULT_B, fixture.ledger.job(other.jobId()).orElseThrow().result());
-        assertEquals(jobsBefore, fixture.ledger.jobsCount());
+        assertEquals(ReconcilerFixture.RESULT_B, fixture.ledger.lookups().job(other.jobId()).orElseThrow().result());
+        assertEquals(jobsBefore, fixture.ledger.lookups().jobsCount());
         assertEquals(0, fixture.outbox(Topics.JOB_RESULTS.name(), a.jobId()));
         assertEquals(1, fixture.outbox(Topics.JOB_RESULTS.name(), other.jobId()));
     }
@@ -205,14 +209,14 @@ class CompletionConsumerIT {
         assertTrue(deadLetterReason().contains("carries no start token"));
 
         // then the first attempt is FAILED and the job failed over to the backup; the second is still PENDING
-        assertEquals(AttemptStatus.FAILED, fixture.ledger.attempt(skewed.id()).orElseThrow().status());
-        assertEquals("unknown_provider", fixture.ledger.attempt(skewed.id()).orElseThrow().errorCode());
-        assertEquals(JobStatus.QUEUED, fixture.ledger.job(skewed.jobId()).orElseThrow().status());
-        var attempts = fixture.ledger.attempts(skewed.jobId());
+        assertEquals(AttemptStatus.FAILED, fixture.ledger.lookups().attempt(skewed.id()).orElseThrow().status());
+        assertEquals("unknown_provider", fixture.ledger.lookups().attempt(skewed.id()).orElseThrow().errorCode());
+        assertEquals(JobStatus.QUEUED, fixture.ledger.lookups().job(skewed.jobId()).orElseThrow().status());
+        var attempts = fixture.ledger.lookups().attempts(skewed.jobId());
         assertEquals(2, attempts.size());
         assertEquals("backup", attempts.get(1).provider());
         assertEquals(AttemptStatus.PENDING, attempts.get(1).status());
-        assertEquals(AttemptStatus.PENDING, fixture.ledger.attempt(pending.id()).orElseThrow().status());
+        assertEquals(AttemptStatus.PENDING, fixture.ledger.lookups().attempt(pending.id()).orElseThrow().status());
         assertTrue(noMoreDeadLetters());
     }
 
@@ -228,19 +232,19 @@ class CompletionConsumerIT {
         // then the first is parked with its reason, the ledger untouched for it, and the second is applied
         assertTrue(deadLetterReason().contains("U+0000"));
         assertTrue(noMoreDeadLetters());
-        assertEquals(AttemptStatus.STARTING, fixture.ledger.attempt(poisoned.id()).orElseThrow().status());
-        assertEquals(JobStatus.SUCCEEDED, fixture.ledger.job(next.jobId()).orElseThrow().status());
+        assertEquals(AttemptStatus.STARTING, fixture.ledger.lookups().attempt(poisoned.id()).orElseThrow().status());
+        assertEquals(JobStatus.SUCCEEDED, fixture.ledger.lookups().job(next.jobId()).orElseThrow().status());
     }
 
     @Test
     void anUnknownCompletionMarksTheAttemptAndJobUnknownWithoutFailover() {
         Attempt a = fixture.startedJob("owner-a");
         pipe(new AttemptCompletion(a.id(), a.jobId(), AttemptCompletion.Outcome.UNKNOWN, null, null,
-                "no answer within soft timeout PT1S", "primary", "m", null, 1000, java.time.Instant.now(), null, null,
+                "no answer within soft timeout PT1S", "primary", "m", null, 1000, Instant.now(), null, null,
                 ReconcilerFixture.startToken(a.id())));
-        assertEquals(AttemptStatus.UNKNOWN, fixture.ledger.attempt(a.id()).orElseThrow().status());
-        assertEquals(JobStatus.UNKNOWN, fixture.ledger.job(a.jobId()).orElseThrow().status());
-        assertEquals(1, fixture.ledger.attempts(a.jobId()).size());
+        assertEquals(AttemptStatus.UNKNOWN, fixture.ledger.lookups().attempt(a.id()).orElseThrow().status());
+        assertEquals(JobStatus.UNKNOWN, fixture.ledger.lookups().job(a.jobId()).orElseThrow().status());
+        assertEquals(1, fixture.ledger.lookups().attempts(a.jobId()).size());
     }
 
     @Test
@@ -267,30 +271,30 @@ class CompletionConsumerIT {
             poll.add(ReconcilerFixture.succeeded(ab[1], ReconcilerFixture.RESULT_B));
         }
         poll.add(new AttemptCompletion(UUID.randomUUID(), forgedTarget.jobId(), AttemptCompletion.Outcome.SUCCEEDED,
-                ReconcilerFixture.RESULT_B, null, null, "primary", "m", null, 1, java.time.Instant.now(), null, null,
+                ReconcilerFixture.RESULT_B, null, null, "primary", "m", null, 1, Instant.now(), null, null,
                 UUID.randomUUID()));
         poll(poll);
 
         // then each job has its one result, each race one discarded answer and one audit, the forgery is a dead
         // letter, and the poll's offsets were committed once, in the transaction that carried the dead letter
         for (Attempt a : single) {
-            var job = fixture.ledger.job(a.jobId()).orElseThrow();
+            var job = fixture.ledger.lookups().job(a.jobId()).orElseThrow();
             assertEquals(JobStatus.SUCCEEDED, job.status());
             assertEquals(a.id(), job.completedBy());
-            assertEquals(AttemptStatus.SUCCEEDED, fixture.ledger.attempt(a.id()).orElseThrow().status());
+            assertEquals(AttemptStatus.SUCCEEDED, fixture.ledger.lookups().attempt(a.id()).orElseThrow().status());
             assertEquals(1, fixture.outbox(Topics.JOB_RESULTS.name(), job.id()));
         }
         for (Attempt[] ab : raced) {
-            var job = fixture.ledger.job(ab[0].jobId()).orElseThrow();
+            var job = fixture.ledger.lookups().job(ab[0].jobId()).orElseThrow();
             assertEquals(ab[1].id(), job.completedBy());
             assertEquals(ReconcilerFixture.RESULT_B, job.result());
-            assertEquals(AttemptStatus.DISCARDED, fixture.ledger.attempt(ab[0].id()).orElseThrow().status());
+            assertEquals(AttemptStatus.DISCARDED, fixture.ledger.lookups().attempt(ab[0].id()).orElseThrow().status());
             assertEquals(1, fixture.outbox(Topics.JOB_RESULTS.name(), job.id()));
             assertEquals(1, fixture.outbox(Topics.RACE_AUDIT.name(), job.id()));
         }
         assertTrue(deadLetterReason().contains("no attempt"));
         assertTrue(noMoreDeadLetters());
-        assertEquals(AttemptStatus.STARTING, fixture.ledger.attempt(forgedTarget.id()).orElseThrow().status());
+        assertEquals(AttemptStatus.STARTING, fixture.ledger.lookups().attempt(forgedTarget.id()).orElseThrow().status());
         assertTrue(producer.transactionCommitted());
         assertEquals(1, producer.consumerGroupOffsetsHistory().size());
         assertEquals(poll.size(), committedOffset());
@@ -302,7 +306,7 @@ class CompletionConsumerIT {
         Attempt a = fixture.startedJob("owner-a");
         List<byte[]> values = List.of(Json.write(ReconcilerFixture.succeeded(a, ReconcilerFixture.RESULT_A).toJson())
                 .getBytes(StandardCharsets.UTF_8), "{oops".getBytes(StandardCharsets.UTF_8));
-        producer.commitTransactionException = new org.apache.kafka.common.errors.TimeoutException("broker away");
+        producer.commitTransactionException = new TimeoutException("broker away");
 
         // when the poll is handled: the ledger commits, the Kafka transaction does not
         poll(values, List.of(a.jobId(), a.jobId()));
@@ -311,7 +315,7 @@ class CompletionConsumerIT {
         assertTrue(producer.transactionAborted());
         assertTrue(producer.consumerGroupOffsetsHistory().isEmpty());
         assertEquals(0, consumer.position(PARTITION));
-        assertEquals(JobStatus.SUCCEEDED, fixture.ledger.job(a.jobId()).orElseThrow().status());
+        assertEquals(JobStatus.SUCCEEDED, fixture.ledger.lookups().job(a.jobId()).orElseThrow().status());
 
         // when the broker is back and delivers the same records again from there
         producer.commitTransactionException = null;
@@ -340,8 +344,8 @@ class CompletionConsumerIT {
         pipe(ReconcilerFixture.succeeded(second, ReconcilerFixture.RESULT_B));
 
         // then the ledger has both, and nothing is committed to Kafka yet
-        assertEquals(JobStatus.SUCCEEDED, fixture.ledger.job(first.jobId()).orElseThrow().status());
-        assertEquals(JobStatus.SUCCEEDED, fixture.ledger.job(second.jobId()).orElseThrow().status());
+        assertEquals(JobStatus.SUCCEEDED, fixture.ledger.lookups().job(first.jobId()).orElseThrow().status());
+        assertEquals(JobStatus.SUCCEEDED, fixture.ledger.lookups().job(second.jobId()).orElseThrow().status());
         assertTrue(producer.transactionInFlight());
         assertTrue(producer.consumerGroupOffsetsHistory().isEmpty());
 

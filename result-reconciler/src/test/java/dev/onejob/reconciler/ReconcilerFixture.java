@@ -7,13 +7,13 @@ import dev.onejob.core.db.Database;
 import dev.onejob.core.events.AttemptCompletion;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.ledger.Attempt;
-import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.ledger.Ledger;
 import dev.onejob.core.ledger.NewAttemptOutcome;
 import dev.onejob.core.ledger.NewJob;
 import dev.onejob.core.ledger.OperatorAction;
 import dev.onejob.core.ledger.SubmitOutcome;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
+import dev.onejob.testing.SqlCounts;
+import dev.onejob.testing.TestDatabase;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -25,22 +25,22 @@ final class ReconcilerFixture {
     static final JsonNode RESULT_B = Json.parse("{\"sentiment\":\"positive\",\"summary\":\"from backup\"}");
 
     final Database database;
-    final LedgerStore ledger;
+    final Ledger ledger;
 
     ReconcilerFixture(Database database) {
         this.database = database;
-        this.ledger = new LedgerStore(database);
+        this.ledger = new Ledger(database);
     }
 
     Attempt startedJob(String owner) {
         Attempt first = pendingJob(owner);
-        ledger.start(first.id(), Duration.ofSeconds(30));
+        ledger.starts().start(first.id(), Duration.ofSeconds(30));
         return first;
     }
 
     /** A job whose first attempt (primary, backup after it) no worker has started. */
     Attempt pendingJob(String owner) {
-        SubmitOutcome.Created created = (SubmitOutcome.Created) ledger.submit(new NewJob(owner,
+        SubmitOutcome.Created created = (SubmitOutcome.Created) ledger.submissions().submit(new NewJob(owner,
                 "k-" + UUID.randomUUID(), Json.parse("{\"contract\":\"sentiment\",\"variables\":{\"text\":\"x\"},"
                 + "\"target\":\"primary\",\"fallbacks\":[\"backup\"]}"), "sentiment", "primary", List.of("backup")));
         return created.firstAttempt();
@@ -49,11 +49,11 @@ final class ReconcilerFixture {
     /** A (primary) UNKNOWN then cancelled out of band, B (backup) started. */
     Attempt[] cancelledThenFallback() {
         Attempt a = startedJob("owner-a");
-        ledger.markUnknown(a.id());
-        ledger.resolveCancelled(a.id(),
+        ledger.starts().markUnknown(a.id());
+        ledger.interventions().resolveCancelled(a.id(),
                 OperatorAction.of("test", OperatorAction.RESOLVE_CANCELLED, "operator: outage"));
-        Attempt b = assertInstanceOf(NewAttemptOutcome.Created.class, ledger.newAttempt(a.jobId(), "backup")).attempt();
-        ledger.start(b.id(), Duration.ofSeconds(30));
+        Attempt b = assertInstanceOf(NewAttemptOutcome.Created.class, ledger.interventions().newAttempt(a.jobId(), "backup")).attempt();
+        ledger.starts().start(b.id(), Duration.ofSeconds(30));
         return new Attempt[] {a, b};
     }
 
@@ -74,7 +74,7 @@ final class ReconcilerFixture {
 
     /** The token the attempt was started with, as only the worker that started it knows it; null when unstarted. */
     static UUID startToken(UUID attemptId) {
-        return new LedgerStore(Database.wrap(dev.onejob.testing.TestDatabase.shared().dataSource()))
+        return new Ledger(Database.wrap(TestDatabase.shared().dataSource())).lookups()
                 .attempt(attemptId).map(Attempt::startToken).orElse(null);
     }
 
@@ -83,16 +83,6 @@ final class ReconcilerFixture {
     }
 
     long count(String sql, Object... args) {
-        return database.inTransaction(connection -> {
-            try (PreparedStatement statement = connection.prepareStatement(sql)) {
-                for (int i = 0; i < args.length; i++) {
-                    statement.setObject(i + 1, args[i]);
-                }
-                try (ResultSet rows = statement.executeQuery()) {
-                    rows.next();
-                    return rows.getLong(1);
-                }
-            }
-        });
+        return database.inTransaction(connection -> SqlCounts.queryLong(connection, sql, args));
     }
 }

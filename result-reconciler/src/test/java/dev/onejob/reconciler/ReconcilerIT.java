@@ -2,6 +2,7 @@ package dev.onejob.reconciler;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.db.DatabaseConfig;
 import dev.onejob.core.events.AttemptCompletion;
@@ -12,32 +13,40 @@ import dev.onejob.core.kafka.Topics;
 import dev.onejob.core.ledger.Attempt;
 import dev.onejob.core.ledger.AttemptStatus;
 import dev.onejob.core.ledger.JobStatus;
+import dev.onejob.core.ledger.NewJob;
 import dev.onejob.core.ledger.ProviderGate;
+import dev.onejob.core.ledger.SubmitOutcome;
 import dev.onejob.core.service.Loops;
 import dev.onejob.testing.Await;
 import dev.onejob.testing.TestDatabase;
 import dev.onejob.testing.TestKafka;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
-import java.util.HashMap;
-import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -107,10 +116,10 @@ class ReconcilerIT {
 
         // then every job has exactly one result, B's, one job-results event and one race-audit event
         Await.until(Duration.ofSeconds(120), "all 1000 completions to be applied", () -> jobs.stream().allMatch(ab ->
-                FIXTURE.ledger.attempt(ab[0].id()).orElseThrow().status() == AttemptStatus.DISCARDED
-                        && FIXTURE.ledger.job(ab[0].jobId()).orElseThrow().status() == JobStatus.SUCCEEDED));
+                FIXTURE.ledger.lookups().attempt(ab[0].id()).orElseThrow().status() == AttemptStatus.DISCARDED
+                        && FIXTURE.ledger.lookups().job(ab[0].jobId()).orElseThrow().status() == JobStatus.SUCCEEDED));
         for (Attempt[] ab : jobs) {
-            var job = FIXTURE.ledger.job(ab[0].jobId()).orElseThrow();
+            var job = FIXTURE.ledger.lookups().job(ab[0].jobId()).orElseThrow();
             assertEquals(ab[1].id(), job.completedBy());
             assertEquals(ReconcilerFixture.RESULT_B, job.result());
             assertEquals(1, FIXTURE.outbox(Topics.JOB_RESULTS.name(), job.id()));
@@ -119,7 +128,7 @@ class ReconcilerIT {
     }
 
     private static void sendAll(CountDownLatch go, List<Attempt[]> jobs, int which,
-                                com.fasterxml.jackson.databind.JsonNode result) {
+                                JsonNode result) {
         try {
             go.await();
             List<Future<?>> acks = new ArrayList<>();
@@ -143,13 +152,13 @@ class ReconcilerIT {
         Attempt primary = FIXTURE.startedJob("owner-r");
         publish(ReconcilerFixture.failed(primary, "http_500", true)).get();
         Await.until(Duration.ofSeconds(60), "the first pass", () ->
-                FIXTURE.ledger.attempt(ab[0].id()).orElseThrow().status() == AttemptStatus.DISCARDED
-                        && FIXTURE.ledger.attempts(primary.jobId()).size() == 2);
-        Attempt backup = FIXTURE.ledger.attempts(primary.jobId()).get(1);
-        FIXTURE.ledger.start(backup.id(), Duration.ofSeconds(30));
+                FIXTURE.ledger.lookups().attempt(ab[0].id()).orElseThrow().status() == AttemptStatus.DISCARDED
+                        && FIXTURE.ledger.lookups().attempts(primary.jobId()).size() == 2);
+        Attempt backup = FIXTURE.ledger.lookups().attempts(primary.jobId()).get(1);
+        FIXTURE.ledger.starts().start(backup.id(), Duration.ofSeconds(30));
         publish(ReconcilerFixture.failed(backup, "contract_violation", true)).get();
         Await.until(Duration.ofSeconds(60), "the job to fail", () ->
-                FIXTURE.ledger.job(primary.jobId()).orElseThrow().status() == JobStatus.FAILED);
+                FIXTURE.ledger.lookups().job(primary.jobId()).orElseThrow().status() == JobStatus.FAILED);
         long outboxBefore = FIXTURE.count("SELECT count(*) FROM outbox");
 
         // when a second reconciler with its own application id replays attempt-completions from the beginning
@@ -161,7 +170,7 @@ class ReconcilerIT {
                     () -> caughtUp(replayId));
             // then no second result, no second audit record, no second failover attempt
             assertEquals(outboxBefore, FIXTURE.count("SELECT count(*) FROM outbox"));
-            assertEquals(2, FIXTURE.ledger.attempts(primary.jobId()).size());
+            assertEquals(2, FIXTURE.ledger.lookups().attempts(primary.jobId()).size());
             assertEquals(1, FIXTURE.outbox(Topics.JOB_RESULTS.name(), ab[0].jobId()));
             assertEquals(1, FIXTURE.outbox(Topics.RACE_AUDIT.name(), ab[0].jobId()));
             assertEquals(1, FIXTURE.outbox(Topics.JOB_RESULTS.name(), primary.jobId()));
@@ -192,16 +201,16 @@ class ReconcilerIT {
         ResultReconciler second = startReconciler(ReconcilerConfig.APPLICATION_ID);
         try {
             // given an attempt whose worker died right after STARTING, with a 300 ms soft timeout
-            var fresh = (dev.onejob.core.ledger.SubmitOutcome.Created) FIXTURE.ledger.submit(new dev.onejob.core.ledger.NewJob(
+            var fresh = (SubmitOutcome.Created) FIXTURE.ledger.submissions().submit(new NewJob(
                     "owner-s", "sweep-" + UUID.randomUUID(), Json.parse("{\"contract\":\"sentiment\"}"), "sentiment",
                     "primary", List.of()));
-            FIXTURE.ledger.start(fresh.firstAttempt().id(), Duration.ofMillis(300));
+            FIXTURE.ledger.starts().start(fresh.firstAttempt().id(), Duration.ofMillis(300));
 
             // then both sweepers run and the attempt ends UNKNOWN (never FAILED, never PENDING), the job UNKNOWN
-            Await.until(Duration.ofSeconds(20), "the sweeper", () -> FIXTURE.ledger.attempt(fresh.firstAttempt().id())
+            Await.until(Duration.ofSeconds(20), "the sweeper", () -> FIXTURE.ledger.lookups().attempt(fresh.firstAttempt().id())
                     .orElseThrow().status() == AttemptStatus.UNKNOWN);
-            assertEquals(JobStatus.UNKNOWN, FIXTURE.ledger.job(fresh.job().id()).orElseThrow().status());
-            assertEquals(1, FIXTURE.ledger.attempts(fresh.job().id()).size());
+            assertEquals(JobStatus.UNKNOWN, FIXTURE.ledger.lookups().job(fresh.job().id()).orElseThrow().status());
+            assertEquals(1, FIXTURE.ledger.lookups().attempts(fresh.job().id()).size());
         } finally {
             second.close();
         }
@@ -214,22 +223,22 @@ class ReconcilerIT {
         publish(ReconcilerFixture.succeeded(ab[1], ReconcilerFixture.RESULT_B)).get();
         publish(ReconcilerFixture.succeeded(ab[0], ReconcilerFixture.RESULT_A)).get();
         Await.until(Duration.ofSeconds(60), "the loss to be recorded", () ->
-                FIXTURE.ledger.attempt(ab[0].id()).orElseThrow().status() == AttemptStatus.DISCARDED);
+                FIXTURE.ledger.lookups().attempt(ab[0].id()).orElseThrow().status() == AttemptStatus.DISCARDED);
 
         // then /health is ready and /metrics counts it under its provider pair. Ready, not at once: an
         // earlier test's second reconciler leaving the group sets off a rebalance, during which /health
         // rightly answers 503 "Kafka Streams is REBALANCING" (a clean-clone CI run saw exactly that)
-        var http = java.net.http.HttpClient.newHttpClient();
+        var http = HttpClient.newHttpClient();
         String base = "http://127.0.0.1:" + reconciler.metricsPort();
         String[] lastHealth = {"no answer"};
         try {
             Await.until(Duration.ofSeconds(60), "/health to answer 200", () -> {
                 try {
-                    var health = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + "/health"))
-                            .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+                    var health = http.send(HttpRequest.newBuilder(URI.create(base + "/health"))
+                            .build(), HttpResponse.BodyHandlers.ofString());
                     lastHealth[0] = health.statusCode() + " " + health.body();
                     return health.statusCode() == 200;
-                } catch (java.io.IOException e) {
+                } catch (IOException e) {
                     lastHealth[0] = e.toString();
                     return false;
                 } catch (InterruptedException e) {
@@ -241,9 +250,9 @@ class ReconcilerIT {
         } catch (AssertionError e) {
             throw new AssertionError(e.getMessage() + "; last answer: " + lastHealth[0], e);
         }
-        String metrics = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + "/metrics")).build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
-        org.junit.jupiter.api.Assertions.assertTrue(metrics.contains(
+        String metrics = http.send(HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        Assertions.assertTrue(metrics.contains(
                 "onejob_lost_races_total{loser=\"primary\",reason=\"attempt-cancelled\",winner=\"backup\"}"), metrics);
     }
 }

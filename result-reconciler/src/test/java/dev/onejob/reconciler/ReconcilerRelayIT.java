@@ -2,6 +2,7 @@ package dev.onejob.reconciler;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.KafkaConfig;
@@ -41,8 +42,8 @@ class ReconcilerRelayIT {
             // when the primary fails: the reconciler fails over to backup, writing its command to the outbox
             send(worker, ReconcilerFixture.failed(primary, "http_500", true).toJson());
             Await.until(Duration.ofSeconds(60), "the failover attempt",
-                    () -> FIXTURE.ledger.attempts(primary.jobId()).size() == 2);
-            Attempt backup = FIXTURE.ledger.attempts(primary.jobId()).get(1);
+                    () -> FIXTURE.ledger.lookups().attempts(primary.jobId()).size() == 2);
+            Attempt backup = FIXTURE.ledger.lookups().attempts(primary.jobId()).get(1);
 
             // then its attempt command is on attempt-commands (read_committed), published by the reconciler's relay
             var commands = TopicProbe.await(BOOTSTRAP, Topics.ATTEMPT_COMMANDS.name(),
@@ -51,7 +52,7 @@ class ReconcilerRelayIT {
             assertEquals(1, commands.size());
 
             // and when backup succeeds, the job's result is on job-results
-            FIXTURE.ledger.start(backup.id(), Duration.ofSeconds(30));
+            FIXTURE.ledger.starts().start(backup.id(), Duration.ofSeconds(30));
             send(worker, ReconcilerFixture.succeeded(backup, ReconcilerFixture.RESULT_B).toJson());
             var results = TopicProbe.await(BOOTSTRAP, Topics.JOB_RESULTS.name(),
                     r -> job.equals(TopicProbe.text(r.key())), 1, Duration.ofSeconds(60));
@@ -63,7 +64,7 @@ class ReconcilerRelayIT {
         }
     }
 
-    private static void send(KafkaProducer<byte[], byte[]> producer, com.fasterxml.jackson.databind.JsonNode completion)
+    private static void send(KafkaProducer<byte[], byte[]> producer, JsonNode completion)
             throws Exception {
         String key = completion.path("job_id").asText();
         producer.send(new ProducerRecord<>(Topics.ATTEMPT_COMPLETIONS.name(), key.getBytes(StandardCharsets.UTF_8),

@@ -48,7 +48,7 @@ class SweeperProgressIT {
         // given an attempt whose abandon_after comes 300 ms after its start, and its worker's completion produced
         // before that, still unapplied by the group
         Attempt attempt = FIXTURE.pendingJob("owner-sweep");
-        FIXTURE.ledger.start(attempt.id(), Duration.ofMillis(100), Duration.ofMillis(300), UUID.randomUUID());
+        FIXTURE.ledger.starts().start(attempt.id(), Duration.ofMillis(100), Duration.ofMillis(300), UUID.randomUUID());
         RecordMetadata sent;
         try (KafkaProducer<byte[], byte[]> worker = new KafkaProducer<>(new KafkaConfig(BOOTSTRAP)
                 .producer("test-worker-sweep"), new ByteArraySerializer(), new ByteArraySerializer())) {
@@ -65,13 +65,13 @@ class SweeperProgressIT {
 
             // when it sweeps while the completion waits: the attempt stays STARTING
             sweeper.sweepOnce();
-            assertEquals(AttemptStatus.STARTING, FIXTURE.ledger.attempt(attempt.id()).orElseThrow().status());
+            assertEquals(AttemptStatus.STARTING, FIXTURE.ledger.lookups().attempt(attempt.id()).orElseThrow().status());
 
             // when the group has applied past the completion (and the attempt is still STARTING, so the worker
             // really published nothing for it before its abandon_after): it is swept
             commitAtEnd(group);
             sweeper.sweepOnce();
-            assertEquals(AttemptStatus.UNKNOWN, FIXTURE.ledger.attempt(attempt.id()).orElseThrow().status());
+            assertEquals(AttemptStatus.UNKNOWN, FIXTURE.ledger.lookups().attempt(attempt.id()).orElseThrow().status());
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.onejob.testing;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.kafka.KafkaContainer;
 import org.testcontainers.utility.DockerImageName;
@@ -11,7 +13,7 @@ final class DockerKafka {
 
     static boolean dockerAnswers() {
         boolean configured = System.getenv("DOCKER_HOST") != null
-                || java.nio.file.Files.exists(java.nio.file.Path.of("/var/run/docker.sock"));
+                || Files.exists(Path.of("/var/run/docker.sock"));
         if (!configured) {
             return false;
         }

@@ -3,19 +3,20 @@ package dev.onejob.testing;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.onejob.infra.PostgresServer;
+import dev.onejob.infra.ScratchDatabase;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
-import org.flywaydb.core.Flyway;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A fresh PostgreSQL database for this test run, migrated with the schema module's Flyway migrations and dropped
- * when the JVM exits. The server is {@code DATABASE_URL}'s (a {@code jdbc:postgresql://host:port/...} URL) or
- * 127.0.0.1:5432; the user is {@code DATABASE_USER} or {@code postgres}.
+ * A fresh PostgreSQL database for this test run, a {@link ScratchDatabase} (created, migrated with the schema
+ * module's Flyway migrations) behind a connection pool, and dropped when the JVM exits. The server is
+ * {@link PostgresServer#fromEnvironment()}'s: {@code DATABASE_URL}'s (a {@code jdbc:postgresql://host:port/...} URL)
+ * or 127.0.0.1:5432; the user is {@code DATABASE_USER} or {@code postgres}.
  */
 public final class TestDatabase {
     private static final Logger log = LoggerFactory.getLogger(TestDatabase.class);
@@ -24,13 +25,11 @@ public final class TestDatabase {
     private static final long STALE_AFTER_SECONDS = 6 * 3600;
     private static TestDatabase shared;
 
-    private final PostgresServer server;
-    private final String name;
+    private final ScratchDatabase database;
     private final HikariDataSource dataSource;
 
-    private TestDatabase(PostgresServer server, String name, HikariDataSource dataSource) {
-        this.server = server;
-        this.name = name;
+    private TestDatabase(ScratchDatabase database, HikariDataSource dataSource) {
+        this.database = database;
         this.dataSource = dataSource;
     }
 
@@ -64,15 +63,15 @@ public final class TestDatabase {
     }
 
     public String jdbcUrl() {
-        return server.jdbcUrl(name);
+        return database.jdbcUrl();
     }
 
     public String user() {
-        return server.user();
+        return database.user();
     }
 
     public String name() {
-        return name;
+        return database.name();
     }
 
     /** Empties every ledger table (between tests that count rows), keeping the schema. */
@@ -80,35 +79,28 @@ public final class TestDatabase {
         try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
             statement.execute("TRUNCATE outbox, attempts, jobs CASCADE");
         } catch (SQLException e) {
-            throw new IllegalStateException("cannot truncate the test database " + name, e);
+            throw new IllegalStateException("cannot truncate the test database " + name(), e);
         }
     }
 
     private static TestDatabase create() {
-        String url = System.getenv().getOrDefault("DATABASE_URL", PostgresServer.DEFAULT_URL);
-        if (!url.startsWith("jdbc:postgresql://")) {
-            throw new IllegalStateException("tests need DATABASE_URL as jdbc:postgresql://host:port/db, got " + url);
-        }
-        PostgresServer server = PostgresServer.at(url, System.getenv().getOrDefault("DATABASE_USER", "postgres"),
-                System.getenv("DATABASE_PASSWORD"));
+        PostgresServer server = PostgresServer.fromEnvironment();
         String name = PREFIX + (System.currentTimeMillis() / 1000) + "_" + ProcessHandle.current().pid() + "_"
                 + Integer.toHexString(ThreadLocalRandom.current().nextInt(1 << 16));
         dropStale(server);
-        server.create(name);
+        ScratchDatabase database = ScratchDatabase.create(server, name, false);
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(server.jdbcUrl(name));
-        config.setUsername(server.user());
-        config.setPassword(server.password());
+        config.setJdbcUrl(database.jdbcUrl());
+        config.setUsername(database.user());
+        config.setPassword(database.password());
         // Grows to 72 only while a test races 64 threads; idle, it holds 2, so test JVMs and the services they start
         // stay well inside the server's 100 connections.
         config.setMaximumPoolSize(72);
         config.setMinimumIdle(2);
         config.setIdleTimeout(10_000);
         config.setPoolName("test-" + name);
-        HikariDataSource dataSource = new HikariDataSource(config);
-        Flyway.configure().dataSource(dataSource).locations("classpath:db/migration").load().migrate();
         log.info("test database {} created and migrated at {}", name, server.serverUrl());
-        return new TestDatabase(server, name, dataSource);
+        return new TestDatabase(database, new HikariDataSource(config));
     }
 
     /** Databases of earlier runs that died without dropping theirs. */
@@ -128,10 +120,6 @@ public final class TestDatabase {
 
     private void drop() {
         dataSource.close();
-        try {
-            server.drop(name);
-        } catch (IllegalStateException e) {
-            System.err.println("could not drop test database " + name + ": " + e.getMessage());
-        }
+        database.close();
     }
 }

@@ -1,5 +1,6 @@
 package dev.onejob.testing;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,6 +50,6 @@ public final class TopicProbe {
     }
 
     public static String text(byte[] bytes) {
-        return bytes == null ? null : new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+        return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
     }
 }

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -25,7 +26,7 @@ class KafkaBrokerIT {
         TestKafka kafka = TestKafka.shared();
         String topic = "smoke-" + UUID.randomUUID();
         try (var admin = kafka.admin()) {
-            admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, 1, (short) 1))).all().get();
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
         }
 
         // when an idempotent producer sends 100 keyed records

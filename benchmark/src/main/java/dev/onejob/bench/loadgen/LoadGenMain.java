@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import org.eclipse.jetty.client.HttpClient;
 
 /**
  * The benchmark's HTTP load generator, run as its own JVM so the load never shares a process with the server:
@@ -45,7 +46,7 @@ public final class LoadGenMain {
         owners.sort(String::compareTo);
         String await = plan.path("await").asText("none");
         ExecutorService callbacks = Executors.newFixedThreadPool(2);
-        org.eclipse.jetty.client.HttpClient client = new org.eclipse.jetty.client.HttpClient();
+        HttpClient client = new HttpClient();
         client.setMaxConnectionsPerDestination(CONNECTIONS);
         client.setMaxRequestsQueuedPerDestination(StepRunner.MAX_OUTSTANDING);
         client.setConnectTimeout(10_000);

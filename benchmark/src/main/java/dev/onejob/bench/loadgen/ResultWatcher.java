@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -22,7 +23,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 final class ResultWatcher implements AutoCloseable {
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final Map<String, Long> firstArrival = new ConcurrentHashMap<>();
-    private final Map<String, java.util.concurrent.CompletableFuture<Long>> waiting = new ConcurrentHashMap<>();
+    private final Map<String, CompletableFuture<Long>> waiting = new ConcurrentHashMap<>();
     private final AtomicLong duplicates = new AtomicLong();
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final Thread thread;
@@ -54,7 +55,7 @@ final class ResultWatcher implements AutoCloseable {
                     if (firstArrival.putIfAbsent(jobId, now) != null) {
                         duplicates.incrementAndGet();
                     } else {
-                        waiting.computeIfAbsent(jobId, id -> new java.util.concurrent.CompletableFuture<>()).complete(now);
+                        waiting.computeIfAbsent(jobId, id -> new CompletableFuture<>()).complete(now);
                     }
                 }
             }
@@ -69,9 +70,9 @@ final class ResultWatcher implements AutoCloseable {
     }
 
     /** Completes (with its System.nanoTime) when the first result of this job has arrived; at once if it has. */
-    java.util.concurrent.CompletableFuture<Long> arrived(String jobId) {
-        java.util.concurrent.CompletableFuture<Long> future = waiting.computeIfAbsent(jobId,
-                id -> new java.util.concurrent.CompletableFuture<>());
+    CompletableFuture<Long> arrived(String jobId) {
+        CompletableFuture<Long> future = waiting.computeIfAbsent(jobId,
+                id -> new CompletableFuture<>());
         Long already = firstArrival.get(jobId);
         if (already != null) {
             future.complete(already);

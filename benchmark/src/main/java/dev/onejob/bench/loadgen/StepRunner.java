@@ -3,14 +3,16 @@ package dev.onejob.bench.loadgen;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.json.Json;
 import java.net.URI;
-import java.util.concurrent.TimeUnit;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
@@ -45,7 +47,7 @@ final class StepRunner {
     private final Latencies latency = new Latencies();
     /** Latency of the 2xx answers only: what an accepted request cost while others were refused. */
     private final Latencies acceptedLatency = new Latencies();
-    private final java.util.Set<String> acceptedKeys = ConcurrentHashMap.newKeySet();
+    private final Set<String> acceptedKeys = ConcurrentHashMap.newKeySet();
     /** 503 and 429 answers (load shed, an owner over its share) without a Retry-After header. */
     private final AtomicLong refusedWithoutRetryAfter = new AtomicLong();
     /** Closed-loop requests sent again after a 503 or 429 (each retry is also counted in sent and statuses). */
@@ -130,7 +132,7 @@ final class StepRunner {
                 String jobId = jobIds.get(job.key());
                 return jobId == null ? CompletableFuture.completedFuture(null)
                         : watcher.arrived(jobId).completeOnTimeout(null, (long) step.awaitSeconds(),
-                                java.util.concurrent.TimeUnit.SECONDS);
+                                TimeUnit.SECONDS);
             });
         }
         done.whenCompleteAsync((ignored, error) -> lane(step, end, max, issued, lanes), callbacks);
@@ -166,7 +168,7 @@ final class StepRunner {
                 retriedAfterRefusal.incrementAndGet();
                 long delayMs = Math.min(2_000, Math.max(100, lastRetryAfterMs.get()));
                 return CompletableFuture.supplyAsync(() -> null, CompletableFuture.delayedExecutor(delayMs,
-                        java.util.concurrent.TimeUnit.MILLISECONDS, callbacks))
+                        TimeUnit.MILLISECONDS, callbacks))
                         .thenCompose(ignored -> sendUntilAccepted(job, retries + 1));
             }
             return CompletableFuture.completedFuture(status);
@@ -193,7 +195,7 @@ final class StepRunner {
                 return -1;
             }
             int status = response.getStatus();
-            java.util.Optional.ofNullable(response.getHeaders().get("Retry-After")).ifPresent(value -> {
+            Optional.ofNullable(response.getHeaders().get("Retry-After")).ifPresent(value -> {
                 try {
                     lastRetryAfterMs.set(Long.parseLong(value.trim()) * 1000);
                 } catch (NumberFormatException ignored) {

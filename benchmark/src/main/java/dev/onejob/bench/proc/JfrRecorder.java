@@ -2,8 +2,12 @@ package dev.onejob.bench.proc;
 
 import dev.onejob.infra.proc.ChildProcess;
 import dev.onejob.infra.proc.ProcessRunner;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,9 +36,9 @@ public final class JfrRecorder {
     public Map<String, Path> stop(String phase, List<ChildProcess> processes) {
         Map<String, Path> files = new LinkedHashMap<>();
         try {
-            java.nio.file.Files.createDirectories(dir);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException("cannot create " + dir, e);
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + dir, e);
         }
         for (ChildProcess process : processes) {
             Path file = dir.resolve(process.name() + "-" + phase + ".jfr");
@@ -48,7 +52,7 @@ public final class JfrRecorder {
     }
 
     private ProcessRunner.Completed jcmd(ChildProcess process, String what, String... command) {
-        List<String> args = new java.util.ArrayList<>(List.of(ProcessRunner.javaTool("jcmd"),
+        List<String> args = new ArrayList<>(List.of(ProcessRunner.javaTool("jcmd"),
                 Long.toString(process.pid())));
         args.addAll(List.of(command));
         return runner.run("jcmd-" + process.name() + "-" + what, args, Map.of(), Duration.ofSeconds(60));

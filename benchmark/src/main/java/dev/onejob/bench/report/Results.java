@@ -75,6 +75,15 @@ public final class Results {
                 .map(Figure::value).filter(v -> v != null).findFirst().orElse(null);
     }
 
+    /** A figure a later phase builds on: measured and above zero, else an IllegalStateException saying {@code why}. */
+    public double positive(String phase, String metric, String why) {
+        Double value = value(phase, metric);
+        if (value == null || value <= 0) {
+            throw new IllegalStateException(why);
+        }
+        return value;
+    }
+
     public boolean invariantsHold() {
         return !invariants.isEmpty() && invariants.stream().allMatch(Invariant::holds);
     }

@@ -2,6 +2,7 @@ package dev.onejob.bench.report;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.DoublePredicate;
 
 /**
  * The targets, as ratios of figures measured side by side in the same run, and for each what would close the gap
@@ -22,6 +23,8 @@ public final class Targets {
     public static final String CPU_PEER = "DBOS, total";
     /** Calls in flight one worker must hold in the slow-provider backlog run. */
     static final double IN_FLIGHT_NEEDED = 2_000;
+    /** The memory each service must stay under. */
+    private static final double RSS_LIMIT_MIB = 512;
 
     private Targets() {
     }
@@ -29,7 +32,18 @@ public final class Targets {
     public static List<Check> evaluate(Results results) {
         Double pg = results.value(Phases.PGBENCH, PG_INSERT_8);
         List<Check> checks = new ArrayList<>();
-        checks.add(atLeast("kafka-ingest", "Kafka ingest >= 1.0x the pgbench single-row insert rate at 8 clients",
+        checks.addAll(ingest(results, pg));
+        checks.addAll(overload(results));
+        checks.addAll(endToEnd(results, pg));
+        checks.addAll(slowProvider(results));
+        checks.addAll(ledgerScale(results));
+        checks.add(memory(results));
+        return checks;
+    }
+
+    /** Kafka and HTTP intake against pgbench, and HTTP's tail at half load. */
+    private static List<Check> ingest(Results results, Double pg) {
+        Check kafka = atLeast("kafka-ingest", "Kafka ingest >= 1.0x the pgbench single-row insert rate at 8 clients",
                 "Kafka ingest job requests/s / pgbench insert tps (8 clients)",
                 results.value(Phases.KAFKA_INGEST, "job requests/s"), pg, 1.0, List.of(Phases.KAFKA_INGEST),
                 "Each poll is one transaction with one statement per table (jobs, the existing keys, first "
@@ -39,147 +53,182 @@ public final class Targets {
                         + "job-request-outcomes built and serialised one record at a time (Json.write in the "
                         + "profile). The relay already leases up to hundreds of rows per Kafka transaction and marks "
                         + "them in one statement; answers written without a JSON tree, and the job, attempt and "
-                        + "outbox row as fewer indexed rows, are what is left."));
-        checks.add(atLeast("http-ingest", "HTTP ingest max throughput >= 0.5x that rate",
+                        + "outbox row as fewer indexed rows, are what is left.");
+        Check http = atLeast("http-ingest", "HTTP ingest max throughput >= 0.5x that rate",
                 "max POST /v1/jobs answers/s / pgbench insert tps (8 clients)",
                 results.value(Phases.HTTP_INGEST, "max requests/s"), pg, 0.5, List.of(Phases.HTTP_INGEST),
                 "Submissions that arrive together share a transaction and a WAL flush (group commit, the Kafka "
                         + "intake's set-based statements), on Jetty. What is left per request: parsing and validating "
                         + "its JSON against the contract, the token's hash, building the answer (a Job read back "
                         + "and serialised), and a server thread blocked until its group commits; the load "
-                        + "generator's own CPU shares the same 2 cores."));
-        Double p50 = results.value(Phases.HTTP_INGEST, "p50 ms at 50% load");
-        Double p99 = results.value(Phases.HTTP_INGEST, "p99 ms at 50% load");
-        Double tail = p50 == null || p99 == null || p50 == 0 ? null : p99 / p50;
-        checks.add(new Check("http-tail", "p99 at 50% load under 10x p50", "HTTP p99 / p50 at 50% of max throughput",
-                tail, "< 10", tail == null ? null : tail < 10, List.of(Phases.HTTP_INGEST),
+                        + "generator's own CPU shares the same 2 cores.");
+        Double tail = ratio(results.value(Phases.HTTP_INGEST, "p99 ms at 50% load"),
+                results.value(Phases.HTTP_INGEST, "p50 ms at 50% load"));
+        Check httpTail = check("http-tail", "p99 at 50% load under 10x p50", "HTTP p99 / p50 at 50% of max throughput",
+                tail, "< 10", t -> t < 10, List.of(Phases.HTTP_INGEST),
                 "The tail comes from requests that wait for a group's commit behind a stalled one (GC, a "
                         + "checkpoint, the 2 shared cores) and from the open loop's bursts; requests that waited past "
-                        + "HTTP_SHED_QUEUE_WAIT are shed rather than counted here as slow."));
-        Double overloadP99 = results.value(Phases.HTTP_OVERLOAD, "accepted p99 ms");
-        checks.add(atMost("overload-tail", "overload at 2x: accepted requests' p99 < 5x their p99 at 50% load",
-                "accepted p99 at twice the max / HTTP p99 at 50% load", overloadP99, p99, 5.0,
-                List.of(Phases.HTTP_OVERLOAD),
+                        + "HTTP_SHED_QUEUE_WAIT are shed rather than counted here as slow.");
+        return List.of(kafka, http, httpTail);
+    }
+
+    /** Twice the maximum HTTP load, and stalled connections beside normal traffic. */
+    private static List<Check> overload(Results results) {
+        Check tail = atMost("overload-tail", "overload at 2x: accepted requests' p99 < 5x their p99 at 50% load",
+                "accepted p99 at twice the max / HTTP p99 at 50% load",
+                results.value(Phases.HTTP_OVERLOAD, "accepted p99 ms"),
+                results.value(Phases.HTTP_INGEST, "p99 ms at 50% load"), 5.0, List.of(Phases.HTTP_OVERLOAD),
                 "Shedding refuses what waited longer than HTTP_SHED_QUEUE_WAIT (500 ms) inside the service (for a "
                         + "server thread, or for its group commit); compare the accepted p99 with the slowest accepted "
                         + "submission measured server side in the same phase: the difference waited where the "
                         + "service cannot see or shed it: in the load generator's queue for one of its 2,048 "
-                        + "keep-alive connections, and in socket buffers before the server's threads read a head."));
-        Double unmarked = results.value(Phases.HTTP_OVERLOAD, "refusals without Retry-After");
-        checks.add(new Check("overload-retry-after", "overload at 2x: every refusal a 503 or 429 with Retry-After",
-                "503 and 429 answers without Retry-After (count, not a ratio)", unmarked, "= 0",
-                unmarked == null ? null : unmarked == 0, List.of(Phases.HTTP_OVERLOAD),
+                        + "keep-alive connections, and in socket buffers before the server's threads read a head.");
+        Check retryAfter = none("overload-retry-after", "overload at 2x: every refusal a 503 or 429 with Retry-After",
+                "503 and 429 answers without Retry-After (count, not a ratio)",
+                results.value(Phases.HTTP_OVERLOAD, "refusals without Retry-After"), List.of(Phases.HTTP_OVERLOAD),
                 "Every refusal the API makes carries retry_after_seconds and the header; one without it is a "
-                        + "refusal from somewhere else (the JVM, a proxy)."));
-        Double otherErrors = results.value(Phases.HTTP_OVERLOAD, "other errors");
-        checks.add(new Check("overload-errors", "overload at 2x: 0 other errors",
-                "non-2xx answers other than 503 and 429, and transport errors (count)", otherErrors, "= 0",
-                otherErrors == null ? null : otherErrors == 0, List.of(Phases.HTTP_OVERLOAD),
+                        + "refusal from somewhere else (the JVM, a proxy).");
+        Check errors = none("overload-errors", "overload at 2x: 0 other errors",
+                "non-2xx answers other than 503 and 429, and transport errors (count)",
+                results.value(Phases.HTTP_OVERLOAD, "other errors"), List.of(Phases.HTTP_OVERLOAD),
                 "Timeouts and resets here mean requests queued somewhere the shedding does not look (the "
                         + "kernel's accept queue, the load generator's own queue for a connection past its "
-                        + "120 s timeout)."));
-        Double stalledP99 = results.value(Phases.HTTP_SLOW_CLIENTS, "p99 ms with stalled connections");
-        Double aloneP99 = results.value(Phases.HTTP_SLOW_CLIENTS, "p99 ms without stalled connections");
-        checks.add(atMost("slow-clients", "stalled connections: normal traffic's p99 within 2x of the same load "
-                        + "without them", "p99 with the stalled connections / p99 without, the same open loop",
-                stalledP99, aloneP99, 2.0, List.of(Phases.HTTP_SLOW_CLIENTS),
+                        + "120 s timeout).");
+        Check slowClients = atMost("slow-clients", "stalled connections: normal traffic's p99 within 2x of the same "
+                        + "load without them", "p99 with the stalled connections / p99 without, the same open loop",
+                results.value(Phases.HTTP_SLOW_CLIENTS, "p99 ms with stalled connections"),
+                results.value(Phases.HTTP_SLOW_CLIENTS, "p99 ms without stalled connections"), 2.0,
+                List.of(Phases.HTTP_SLOW_CLIENTS),
                 "A stalled connection costs a socket and a little memory, no thread; what it can still cost is the "
-                        + "selector's work for its reopenings and the 408s the server writes."));
-        checks.add(atLeast("end-to-end", "End to end >= 0.25x the pgbench rate",
-                "end-to-end jobs/s (saturated) / pgbench insert tps (8 clients)",
-                results.value(Phases.END_TO_END, "jobs/s (saturated)"), pg, 0.25, List.of(Phases.END_TO_END),
+                        + "selector's work for its reopenings and the 408s the server writes.");
+        return List.of(tail, retryAfter, errors, slowClients);
+    }
+
+    /** End-to-end throughput against pgbench and DBOS, latency and CPU per job against DBOS. */
+    private static List<Check> endToEnd(Results results, Double pg) {
+        Double saturated = results.value(Phases.END_TO_END, "jobs/s (saturated)");
+        Check rate = atLeast("end-to-end", "End to end >= 0.25x the pgbench rate",
+                "end-to-end jobs/s (saturated) / pgbench insert tps (8 clients)", saturated, pg, 0.25,
+                List.of(Phases.END_TO_END),
                 "Every stage is set-based now: a job is its share of the intake's batch, of the worker's one start "
                         + "statement per poll and of the reconciler's one compare-and-swap statement per poll (with "
                         + "its job-results rows), plus its share of the relay's lease and mark-sent batches, and "
                         + "four Kafka hops, two of them transactional (the relay; the reconciler's offsets). What is "
                         + "left per job is PostgreSQL writing and indexing its rows (a job, an attempt and its outbox "
-                        + "rows, each written again as it moves on) and every service parsing and writing its JSON; fewer "
-                        + "rows per job and answers written without a JSON tree are what remain."));
-        checks.add(atLeast("vs-dbos", "onejob / DBOS >= 2.0", "onejob end-to-end jobs/s / DBOS jobs/s (saturated), "
+                        + "rows, each written again as it moves on) and every service parsing and writing its JSON; "
+                        + "fewer rows per job and answers written without a JSON tree are what remain.");
+        Check vsDbos = atLeast("vs-dbos", "onejob / DBOS >= 2.0", "onejob end-to-end jobs/s / DBOS jobs/s (saturated), "
                         + "the same closed-loop clients each waiting for its own result",
-                results.value(Phases.END_TO_END, "jobs/s (saturated)"), results.value(Phases.DBOS,
-                        "jobs/s (saturated)"), 2.0, List.of(Phases.END_TO_END, Phases.DBOS),
+                saturated, results.value(Phases.DBOS, "jobs/s (saturated)"), 2.0,
+                List.of(Phases.END_TO_END, Phases.DBOS),
                 "DBOS runs a job in one process with two or three PostgreSQL writes and no broker; onejob spends its "
                         + "extra transactions and Kafka hops on what DBOS does not do (outbox events for other "
                         + "consumers, a ledger of attempts with failover, race audit). A closed-loop client also "
-                        + "waits for four Kafka hops, two of them behind transaction commits."));
-        Double e2eP50 = results.value(Phases.END_TO_END, "p50 ms at 50% load");
-        Double peerP50 = results.value(Phases.DBOS, "p50 ms at 50% load");
-        Double latencyRatio = e2eP50 == null || peerP50 == null || peerP50 == 0 ? null : e2eP50 / peerP50;
-        checks.add(new Check("latency-vs-dbos", "onejob's end-to-end p50 at 50% load <= 3x DBOS's",
+                        + "waits for four Kafka hops, two of them behind transaction commits.");
+        Double latencyRatio = ratio(results.value(Phases.END_TO_END, "p50 ms at 50% load"),
+                results.value(Phases.DBOS, "p50 ms at 50% load"));
+        Check latency = check("latency-vs-dbos", "onejob's end-to-end p50 at 50% load <= 3x DBOS's",
                 "onejob end-to-end p50 / DBOS p50, each at 50% of its own saturated rate", latencyRatio, "<= 3",
-                latencyRatio == null ? null : latencyRatio <= 3, List.of(Phases.END_TO_END),
+                r -> r <= 3, List.of(Phases.END_TO_END),
                 "A job's result crosses job-requests or HTTP, the ledger, the relay, attempt-commands, the worker, "
                         + "attempt-completions, the reconciler's poll (its ledger transaction; the result's outbox "
                         + "row is published by a relay as soon as that commits) and the relay again to job-results; "
                         + "DBOS answers from the process that ran the step. The relays' wake-ups, the consumers' "
-                        + "fetch waits and the transactional producers' commits on each hop are the floor."));
-        checks.add(atMost("cpu-per-job", "CPU per finished job <= 1.0x DBOS's",
+                        + "fetch waits and the transactional producers' commits on each hop are the floor.");
+        Check cpu = atMost("cpu-per-job", "CPU per finished job <= 1.0x DBOS's",
                 "onejob CPU ms per end-to-end job (its services, PostgreSQL, the broker) / DBOS's (peer, PostgreSQL)",
                 results.value(Phases.CPU_PER_JOB, CPU_ONEJOB), results.value(Phases.CPU_PER_JOB, CPU_PEER), 1.0,
                 List.of(Phases.END_TO_END),
                 "onejob's three services each parse and write JSON for every job (request, command, completion, "
                         + "result) and the broker stores four records per job; DBOS keeps a job in one JVM. The "
-                        + "per-component figures say where the milliseconds go."));
-        Double inFlight = results.value(Phases.SLOW_BACKLOG, "peak calls in flight (backlog)");
-        checks.add(atLeast("slow-in-flight", ">= 2,000 attempts in flight in one worker",
-                "peak calls in flight at the simulator in the backlog run / 2,000", inFlight, IN_FLIGHT_NEEDED, 1.0,
+                        + "per-component figures say where the milliseconds go.");
+        return List.of(rate, vsDbos, latency, cpu);
+    }
+
+    /** The slow-provider backlog: calls in flight, the worker's memory, and no UNKNOWN answered in time. */
+    private static List<Check> slowProvider(Results results) {
+        Check inFlight = atLeast("slow-in-flight", ">= 2,000 attempts in flight in one worker",
+                "peak calls in flight at the simulator in the backlog run / 2,000",
+                results.value(Phases.SLOW_BACKLOG, "peak calls in flight (backlog)"), IN_FLIGHT_NEEDED, 1.0,
                 List.of(Phases.SLOW_BACKLOG),
                 "The worker starts a poll of up to 500 commands in one statement and calls them asynchronously, up "
                         + "to WORKER_MAX_IN_FLIGHT (4096); fewer in flight means the commands reached it slower than "
-                        + "its calls ended (the relay's rate) or the backlog was smaller than 2,000."));
+                        + "its calls ended (the relay's rate) or the backlog was smaller than 2,000.");
         Double slowRss = results.memory().stream().filter(m -> m.phase().equals(Phases.SLOW_BACKLOG)
                 && m.process().equals("attempt-worker")).map(m -> m.peakRssMib()).findFirst().orElse(null);
-        checks.add(new Check("slow-rss", "the worker under 512 MiB RSS with those calls in flight",
-                "attempt-worker peak RSS in the backlog run / 512 MiB", slowRss == null ? null : slowRss / 512.0, "< 1",
-                slowRss == null ? null : slowRss < 512, List.of(Phases.SLOW_BACKLOG),
+        Check rss = check("slow-rss", "the worker under 512 MiB RSS with those calls in flight",
+                "attempt-worker peak RSS in the backlog run / 512 MiB", ratio(slowRss, RSS_LIMIT_MIB), "< 1",
+                r -> r < 1, List.of(Phases.SLOW_BACKLOG),
                 "A call in flight holds a connection, its request and its buffers; the JVM's default heap lets the "
-                        + "heap grow to a quarter of the machine before collecting hard: -Xmx256m caps it."));
-        Double early = results.value(Phases.SLOW_BACKLOG, "UNKNOWN attempts answered before their soft deadline");
-        checks.add(new Check("no-false-unknown", "0 attempts made UNKNOWN whose provider answered before its soft "
-                + "deadline", "UNKNOWN attempts answered in time (count, not a ratio)", early, "= 0",
-                early == null ? null : early == 0, List.of(Phases.SLOW_BACKLOG),
+                        + "heap grow to a quarter of the machine before collecting hard: -Xmx256m caps it.");
+        Check noFalseUnknown = none("no-false-unknown", "0 attempts made UNKNOWN whose provider answered before its "
+                + "soft deadline", "UNKNOWN attempts answered in time (count, not a ratio)",
+                results.value(Phases.SLOW_BACKLOG, "UNKNOWN attempts answered before their soft deadline"),
+                List.of(Phases.SLOW_BACKLOG),
                 "The worker decides UNKNOWN at the soft deadline where the call happens; an UNKNOWN with an answer "
                         + "in time is one the sweeper made because the outcome waited in attempt-completions behind "
                         + "the reconciler for longer than abandon_after (the hard timeout plus 5 s), or a worker "
-                        + "whose timer fired late (a GC pause, a starved CPU)."));
-        checks.add(atMost("scale-submit",
+                        + "whose timer fired late (a GC pause, a starved CPU).");
+        return List.of(inFlight, rss, noFalseUnknown);
+    }
+
+    /** Submissions and the usage query on a ledger grown by ten million jobs against the run's own. */
+    private static List<Check> ledgerScale(Results results) {
+        Check submit = atMost("scale-submit",
                 "submit p99 on the grown ledger (ten million more jobs) within 1.5x of the small one",
                 "POST /v1/jobs p99 at 100 requests/s, grown ledger / the run's own ledger",
                 results.value(Phases.LEDGER_SCALE, "submit p99 ms (grown)"),
                 results.value(Phases.LEDGER_SCALE, "submit p99 ms (before)"), 1.5, List.of(Phases.LEDGER_SCALE),
                 "A submission touches the unique (owner, key) index, the owner and creation-time indexes of jobs and "
                         + "the attempt's indexes: B-tree depth grows with the log of the rows. What can grow faster is "
-                        + "the cache: indexes that no longer fit shared_buffers are read from the OS cache."));
-        checks.add(atMost("scale-usage", "usage query p99 on that ledger within 1.5x of the small ledger",
+                        + "the cache: indexes that no longer fit shared_buffers are read from the OS cache.");
+        Check usage = atMost("scale-usage", "usage query p99 on that ledger within 1.5x of the small ledger",
                 "GET /v1/usage (one owner, 30 days by provider and day) p99, grown ledger / the run's own ledger",
                 results.value(Phases.LEDGER_SCALE, "usage query p99 ms (grown)"),
                 results.value(Phases.LEDGER_SCALE, "usage query p99 ms (before)"), 1.5,
                 List.of(Phases.LEDGER_SCALE),
                 "The report reads usage_daily by its primary key (owner, day, ...), never attempts, so its cost "
-                        + "follows the rows in the range asked (days times providers), not the ledger."));
-        Double rss = maxServiceRss(results);
-        checks.add(new Check("memory", "each service under 512 MiB RSS",
-                "largest peak RSS of ingest, worker, reconciler / 512 MiB", rss == null ? null : rss / 512.0, "< 1",
-                rss == null ? null : rss < 512, List.of(),
+                        + "follows the rows in the range asked (days times providers), not the ledger.");
+        return List.of(submit, usage);
+    }
+
+    private static Check memory(Results results) {
+        return check("memory", "each service under 512 MiB RSS",
+                "largest peak RSS of ingest, worker, reconciler / 512 MiB",
+                ratio(maxServiceRss(results), RSS_LIMIT_MIB), "< 1", r -> r < 1, List.of(),
                 "The services run with the JVM's default heap (a quarter of the machine's memory as the maximum); "
                         + "-Xmx256m or -XX:MaxRAMPercentage in the service containers caps the heap, and the heap "
-                        + "they actually use (see the memory table) is far below that."));
-        return checks;
+                        + "they actually use (see the memory table) is far below that.");
     }
 
     private static Check atLeast(String id, String target, String formula, Double numerator, Double denominator,
                                  double threshold, List<String> profilePhases, String closeTheGap) {
-        Double ratio = numerator == null || denominator == null || denominator == 0 ? null : numerator / denominator;
-        return new Check(id, target, formula, ratio, ">= " + threshold, ratio == null ? null : ratio >= threshold,
+        return check(id, target, formula, ratio(numerator, denominator), ">= " + threshold, r -> r >= threshold,
                 profilePhases, closeTheGap);
     }
 
     private static Check atMost(String id, String target, String formula, Double numerator, Double denominator,
                                 double threshold, List<String> profilePhases, String closeTheGap) {
-        Double ratio = numerator == null || denominator == null || denominator == 0 ? null : numerator / denominator;
-        return new Check(id, target, formula, ratio, "<= " + threshold, ratio == null ? null : ratio <= threshold,
+        return check(id, target, formula, ratio(numerator, denominator), "<= " + threshold, r -> r <= threshold,
                 profilePhases, closeTheGap);
+    }
+
+    /** A count that must be zero. */
+    private static Check none(String id, String target, String formula, Double count, List<String> profilePhases,
+                              String closeTheGap) {
+        return check(id, target, formula, count, "= 0", c -> c == 0, profilePhases, closeTheGap);
+    }
+
+    /** {@code met} is null when {@code value} is: its inputs were not measured. */
+    private static Check check(String id, String target, String formula, Double value, String threshold,
+                               DoublePredicate meets, List<String> profilePhases, String closeTheGap) {
+        return new Check(id, target, formula, value, threshold, value == null ? null : meets.test(value),
+                profilePhases, closeTheGap);
+    }
+
+    /** Null when either side was not measured or the denominator is zero. */
+    private static Double ratio(Double numerator, Double denominator) {
+        return numerator == null || denominator == null || denominator == 0 ? null : numerator / denominator;
     }
 
     private static Double maxServiceRss(Results results) {

@@ -3,13 +3,14 @@ package dev.onejob.chaos.check;
 import dev.onejob.chaos.check.RunRecord.AttemptRow;
 import dev.onejob.chaos.check.RunRecord.JobRow;
 import dev.onejob.chaos.check.RunRecord.ProviderCall;
-import java.time.Instant;
+import dev.onejob.chaos.history.Op;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -28,18 +29,13 @@ final class AttemptChecks {
     private final RunRecord run;
     private final CheckReport.Builder report;
     private final Map<String, AttemptRow> attempts = new LinkedHashMap<>();
-    private final List<long[]> workerFaults;
-    /** When a worker was stopped with SIGTERM: it drains its calls, but not a stream longer than its drain. */
-    private final List<Long> workerTerminations;
-    private final List<Outage> outages;
+    private final FaultTimeline faults;
 
     private AttemptChecks(RunRecord run, CheckReport.Builder report) {
         this.run = run;
         this.report = report;
         run.attempts().forEach(a -> attempts.put(a.id(), a));
-        this.workerFaults = workerFaultWindows(run);
-        this.workerTerminations = workerTerminations(run);
-        this.outages = outages(run);
+        this.faults = new FaultTimeline(run);
     }
 
     static void check(RunRecord run, CheckReport.Builder report) {
@@ -77,74 +73,26 @@ final class AttemptChecks {
         });
     }
 
-    /** How long after an attempt's start a worker kill may cut it off before the request leaves. */
-    static final long KILL_WINDOW_MS = 3_000;
-
-    /** When a late answer ({@code hang} that answers) comes after its request: the run's LATE_ANSWER. */
-    static final long LATE_ANSWER_MS = dev.onejob.chaos.ChaosSettings.LATE_ANSWER.toMillis();
-    /** The longest a run's long stream takes to its end: the window in which a worker fault may lose it. */
-    static final long LONG_STREAM_MS = dev.onejob.chaos.ChaosSettings.LONG_STREAM_MAX.toMillis();
-
-    /** A provider outage as the history records it: "provider-outage primary refuses connections for 20 s". */
-    private static final java.util.regex.Pattern OUTAGE =
-            java.util.regex.Pattern.compile("provider-outage (\\S+) refuses connections for (\\d+) s");
-    /** Around an outage: a call may be written onto a connection the provider is dropping, and never be seen. */
-    static final long OUTAGE_MARGIN_MS = 2_000;
-
     /**
      * Started attempts whose outcome says a request left, without any call at a provider. Excused: a worker killed
-     * within {@link #KILL_WINDOW_MS} after the start (that crash may well have come between the two), and an attempt
-     * on a provider that was dropping its connections then (the request may have been written onto a dying
+     * within {@link FaultTimeline#KILL_WINDOW_MS} after the start (that crash may well have come between the two), and
+     * an attempt on a provider that was dropping its connections then (the request may have been written onto a dying
      * connection: UNKNOWN is then the truth as the worker can know it, and the provider never logged it).
      */
     private void outcomesWithoutCall() {
         Set<String> called = attemptCalls(run).stream().map(ProviderCall::idempotencyKey).collect(Collectors.toSet());
-        List<Long> workerKills = run.ops().stream().filter(op -> "fault".equals(op.f()) && op.detail() != null
-                        && op.detail().contains("worker-") && op.detail().contains("kill -9"))
-                .map(dev.onejob.chaos.history.Op::time).toList();
         for (AttemptRow attempt : attempts.values()) {
             if (attempt.startedAt() == null || called.contains(attempt.id()) || !claimsARequest(attempt)) {
                 continue;
             }
             long started = attempt.startedAt().toEpochMilli();
-            boolean excused = workerKills.stream().anyMatch(kill -> kill >= started - 1_000
-                    && kill <= started + KILL_WINDOW_MS);
-            excused = excused || inOutage(attempt.provider(), started, started);
-            if (!excused) {
+            if (!faults.workerKilledAround(started) && !faults.inOutage(attempt.provider(), started, started)) {
                 report.anomaly(AnomalyKind.OUTCOME_WITHOUT_CALL, "attempt " + attempt.id(), attempt.status()
                         + (attempt.errorCode() == null ? "" : " " + attempt.errorCode()) + " (started "
                         + attempt.startedAt() + ") but no provider saw a call for it");
             }
         }
     }
-
-    /** A provider's outage, widened by {@link #OUTAGE_MARGIN_MS} on either side, in epoch ms. */
-    private record Outage(String provider, long from, long to) {
-    }
-
-    private static List<Outage> outages(RunRecord run) {
-        List<Outage> outages = new ArrayList<>();
-        run.ops().stream().filter(op -> "fault".equals(op.f()) && op.detail() != null).forEach(op -> {
-            java.util.regex.Matcher outage = OUTAGE.matcher(op.detail());
-            if (outage.find()) {
-                outages.add(new Outage(outage.group(1), op.time() - OUTAGE_MARGIN_MS,
-                        op.time() + Long.parseLong(outage.group(2)) * 1000 + OUTAGE_MARGIN_MS));
-            }
-        });
-        return outages;
-    }
-
-    /**
-     * Whether {@code provider} was dropping its connections while the answer was on its way, from when the call
-     * came ({@code from}) until it was answered ({@code to}): an outage closes the streams in flight too.
-     */
-    private boolean inOutage(String provider, long from, long to) {
-        return outages.stream().anyMatch(o -> o.provider().equals(provider) && to >= o.from() && from <= o.to());
-    }
-
-    /** A worker's SIGSTOP as the history records it: "stop-worker worker-1 SIGSTOP for 40 s, then SIGCONT". */
-    private static final java.util.regex.Pattern WORKER_STOP =
-            java.util.regex.Pattern.compile("(worker-\\S+) SIGSTOP for (\\d+) s");
 
     /**
      * Paid answers that never became a completion: an attempt whose call sent a usable answer in time
@@ -159,32 +107,38 @@ final class AttemptChecks {
     private void paidAnswersLost() {
         Set<String> succeeded = run.completions().stream().filter(c -> "SUCCEEDED".equals(c.outcome()))
                 .map(RunRecord.Completion::attemptId).collect(Collectors.toSet());
-        Set<String> delivered = attemptCalls(run).stream().filter(ProviderCall::deliveredUsableAnswer)
-                .map(ProviderCall::idempotencyKey).collect(Collectors.toSet());
-        Set<String> winners = run.jobs().stream().map(JobRow::completedBy).filter(java.util.Objects::nonNull)
+        Set<String> winners = run.jobs().stream().map(JobRow::completedBy).filter(Objects::nonNull)
                 .collect(Collectors.toSet());
-        Map<String, Long> answeredAt = new HashMap<>();
-        attemptCalls(run).stream().filter(ProviderCall::deliveredUsableAnswer).forEach(c -> answeredAt.put(
-                c.idempotencyKey(), c.receivedAt() == null ? Long.MIN_VALUE : c.receivedAt().toEpochMilli()
-                        + ("hang".equals(c.behaviour()) ? LATE_ANSWER_MS
-                        : ProviderCall.PACED.equals(c.behaviour()) ? LONG_STREAM_MS : 0)));
         Map<String, Long> receivedAt = new HashMap<>();
-        attemptCalls(run).stream().filter(ProviderCall::deliveredUsableAnswer).forEach(c -> receivedAt.put(
-                c.idempotencyKey(), c.receivedAt() == null ? Long.MIN_VALUE : c.receivedAt().toEpochMilli()));
+        Map<String, Long> answeredAt = new HashMap<>();
+        for (ProviderCall call : attemptCalls(run)) {
+            if (call.deliveredUsableAnswer()) {
+                long received = call.receivedAt() == null ? Long.MIN_VALUE : call.receivedAt().toEpochMilli();
+                receivedAt.put(call.idempotencyKey(), received);
+                answeredAt.put(call.idempotencyKey(), call.receivedAt() == null ? Long.MIN_VALUE
+                        : received + answerDelay(call));
+            }
+        }
         Set<String> streams = attemptCalls(run).stream().filter(c -> ProviderCall.PACED.equals(c.behaviour()))
                 .map(ProviderCall::idempotencyKey).collect(Collectors.toSet());
-        for (String id : delivered) {
+        for (String id : receivedAt.keySet()) {
             AttemptRow attempt = attempts.get(id);
-            boolean terminatedWhileStreaming = streams.contains(id) && workerTerminations.stream()
-                    .anyMatch(t -> t >= receivedAt.get(id) - 1_000 && t <= answeredAt.get(id));
+            boolean terminatedWhileStreaming = streams.contains(id)
+                    && faults.workerTerminatedBetween(receivedAt.get(id), answeredAt.get(id));
             if (attempt.startedAt() != null && !succeeded.contains(id) && !winners.contains(id)
-                    && !terminatedWhileStreaming && !workerFaultBefore(attempt, answeredAt.get(id))
-                    && !inOutage(attempt.provider(), receivedAt.get(id), answeredAt.get(id))) {
+                    && !terminatedWhileStreaming && !faults.workerFaultBefore(attempt, answeredAt.get(id))
+                    && !faults.inOutage(attempt.provider(), receivedAt.get(id), answeredAt.get(id))) {
                 report.anomaly(AnomalyKind.PAID_ANSWER_LOST, "attempt " + id, "its provider sent a usable answer"
                         + " (status 200) but no SUCCEEDED completion reached attempt-completions (" + attempt.status()
                         + ")");
             }
         }
+    }
+
+    /** How long after its request a call's answer may come: a late answer's delay, a long stream's length. */
+    private static long answerDelay(ProviderCall call) {
+        return "hang".equals(call.behaviour()) ? FaultTimeline.LATE_ANSWER_MS
+                : ProviderCall.PACED.equals(call.behaviour()) ? FaultTimeline.LONG_STREAM_MS : 0;
     }
 
     /**
@@ -198,7 +152,7 @@ final class AttemptChecks {
         paidAttemptsByJob(run).forEach((jobId, paid) -> {
             for (AttemptRow earlier : paid.subList(0, paid.size() - 1)) {
                 if (!deliveredUsableAnswer(run, earlier.id()) || resolved.contains(earlier.id())
-                        || workerFaultDuring(earlier)) {
+                        || faults.workerFaultDuring(earlier)) {
                     continue;
                 }
                 report.anomaly(AnomalyKind.SECOND_PAID_CALL, "job " + jobId, paid.size() + " paid attempts; attempt "
@@ -227,51 +181,8 @@ final class AttemptChecks {
 
     /** Attempts an operator asked to resolve (the history's resolve invocations; the attempt id is their key). */
     static Set<String> resolvedByAnOperator(RunRecord run) {
-        return run.ops().stream().filter(op -> "resolve".equals(op.f()) && dev.onejob.chaos.history.Op.INVOKE.equals(
-                op.type()) && op.key() != null).map(dev.onejob.chaos.history.Op::key).collect(Collectors.toSet());
-    }
-
-    /**
-     * A worker fault from the attempt's start until its answer arrived, or its end in the ledger if later: a worker
-     * holds its call until the answer or the hard deadline, whatever the ledger says meanwhile (an operator may have
-     * resolved the attempt before the answer came), so a kill in between loses the answer with the worker.
-     */
-    private boolean workerFaultBefore(AttemptRow attempt, Long answeredAtMillis) {
-        if (workerFaultDuring(attempt) || attempt.startedAt() == null || answeredAtMillis == null) {
-            return workerFaultDuring(attempt);
-        }
-        long from = attempt.startedAt().toEpochMilli() - 1_000;
-        return workerFaults.stream().anyMatch(w -> w[0] <= answeredAtMillis && w[1] >= from);
-    }
-
-    private boolean workerFaultDuring(AttemptRow attempt) {
-        if (attempt.startedAt() == null) {
-            return false;
-        }
-        long from = attempt.startedAt().toEpochMilli() - 1_000;
-        long to = end(attempt) == Instant.MAX ? Long.MAX_VALUE : end(attempt).toEpochMilli();
-        return workerFaults.stream().anyMatch(w -> w[0] <= to && w[1] >= from);
-    }
-
-    /** When each worker SIGTERM came: a restart's ("term-worker ... SIGTERM") and an extra worker's leaving. */
-    private static List<Long> workerTerminations(RunRecord run) {
-        return run.ops().stream().filter(op -> ("fault".equals(op.f()) || "note".equals(op.f()))
-                        && op.detail() != null && op.detail().contains("worker-") && op.detail().contains("SIGTERM"))
-                .map(dev.onejob.chaos.history.Op::time).toList();
-    }
-
-    /** [from, to] in epoch ms of every worker kill (an instant) and worker SIGSTOP (its whole freeze). */
-    private static List<long[]> workerFaultWindows(RunRecord run) {
-        List<long[]> windows = new ArrayList<>();
-        run.ops().stream().filter(op -> "fault".equals(op.f()) && op.detail() != null).forEach(op -> {
-            java.util.regex.Matcher stop = WORKER_STOP.matcher(op.detail());
-            if (stop.find()) {
-                windows.add(new long[] {op.time(), op.time() + Long.parseLong(stop.group(2)) * 1000});
-            } else if (op.detail().contains("worker-") && op.detail().contains("kill -9")) {
-                windows.add(new long[] {op.time(), op.time()});
-            }
-        });
-        return windows;
+        return run.ops().stream().filter(op -> "resolve".equals(op.f()) && Op.INVOKE.equals(
+                op.type()) && op.key() != null).map(Op::key).collect(Collectors.toSet());
     }
 
     /** UNKNOWN, resolved out of band (it was UNKNOWN or overdue), or FAILED with what only an answer gives. */
@@ -300,7 +211,7 @@ final class AttemptChecks {
                 for (int j = i + 1; j < sorted.size(); j++) {
                     AttemptRow earlier = sorted.get(i);
                     AttemptRow later = sorted.get(j);
-                    if (later.createdAt().isBefore(end(earlier))) {
+                    if (later.createdAt().isBefore(FaultTimeline.end(earlier))) {
                         report.anomaly(AnomalyKind.OVERLAPPING_ATTEMPTS, "job " + jobId, "attempt "
                                 + earlier.number() + " (" + earlier.status() + ", " + earlier.createdAt() + " to "
                                 + earlier.finishedAt() + ") and attempt " + later.number() + " (created "
@@ -309,10 +220,6 @@ final class AttemptChecks {
                 }
             }
         });
-    }
-
-    private static Instant end(AttemptRow attempt) {
-        return attempt.finishedAt() == null ? Instant.MAX : attempt.finishedAt();
     }
 
     /** What waits for a person (an UNKNOWN attempt, NEEDS_ACTION) is a figure; what waits for a component is stuck. */

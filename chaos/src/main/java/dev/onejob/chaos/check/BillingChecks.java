@@ -8,6 +8,7 @@ import dev.onejob.core.billing.BillingReconciliation.Match;
 import dev.onejob.core.billing.BillingReconciliation.Report;
 import dev.onejob.core.billing.ProviderCharge;
 import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
@@ -65,7 +66,7 @@ final class BillingChecks {
             }
         }
         report.figure(BILLED_CALLS, calls);
-        report.figure(BILLED_MICRO_USD, billed.movePointRight(6).setScale(0, java.math.RoundingMode.HALF_UP)
+        report.figure(BILLED_MICRO_USD, billed.movePointRight(6).setScale(0, RoundingMode.HALF_UP)
                 .longValueExact());
         report.figure(UNRECORDED_CHARGES, unrecorded);
         report.figure(CERTIFICATION_CHARGES, certifications);

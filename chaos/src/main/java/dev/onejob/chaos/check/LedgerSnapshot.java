@@ -3,6 +3,7 @@ package dev.onejob.chaos.check;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.chaos.check.RunRecord.AttemptRow;
 import dev.onejob.chaos.check.RunRecord.JobRow;
+import dev.onejob.core.billing.Usage;
 import dev.onejob.core.json.Json;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -75,9 +76,9 @@ record LedgerSnapshot(List<JobRow> jobs, List<AttemptRow> attempts) {
         return attempts;
     }
 
-    private static dev.onejob.core.billing.Usage usage(ResultSet row) throws SQLException {
+    private static Usage usage(ResultSet row) throws SQLException {
         long input = row.getLong("input_tokens");
-        return row.wasNull() ? null : new dev.onejob.core.billing.Usage(input, row.getLong("output_tokens"),
+        return row.wasNull() ? null : new Usage(input, row.getLong("output_tokens"),
                 row.getLong("cached_input_tokens"));
     }
 

@@ -3,8 +3,10 @@ package dev.onejob.chaos.check;
 import dev.onejob.chaos.check.RunRecord.DeadLetter;
 import dev.onejob.chaos.history.Op;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The check of poison records: each one the broker acknowledged on {@code job-requests} is on
@@ -37,7 +39,7 @@ final class PoisonChecks {
             }
         }
         Map<String, Integer> letters = new HashMap<>();
-        java.util.Set<String> sources = new java.util.HashSet<>();
+        Set<String> sources = new HashSet<>();
         long repeated = 0;
         for (DeadLetter letter : run.deadLetters()) {
             if (letter.source() != null && !sources.add(letter.source())) {

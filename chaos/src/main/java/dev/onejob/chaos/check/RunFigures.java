@@ -5,6 +5,7 @@ import dev.onejob.core.ledger.AttemptStatus;
 import dev.onejob.core.ledger.JobStatus;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Predicate;
 
@@ -78,7 +79,7 @@ public final class RunFigures {
         List<RunRecord.ProviderCall> paid = AttemptChecks.attemptCalls(run).stream()
                 .filter(RunRecord.ProviderCall::paid).toList();
         Map<String, List<RunRecord.AttemptRow>> paidTwice = AttemptChecks.paidAttemptsByJob(run);
-        java.util.Set<String> resolved = AttemptChecks.resolvedByAnOperator(run);
+        Set<String> resolved = AttemptChecks.resolvedByAnOperator(run);
         long overtaken = paidTwice.values().stream().filter(list -> list.subList(0, list.size() - 1).stream()
                 .anyMatch(a -> resolved.contains(a.id()) && AttemptChecks.deliveredUsableAnswer(run, a.id())))
                 .count();

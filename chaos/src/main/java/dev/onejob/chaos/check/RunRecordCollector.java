@@ -58,12 +58,12 @@ public final class RunRecordCollector {
     private static RunRecord collect(Connection connection, KafkaConfig kafka, List<String> outcomeTopics,
                                      List<Path> ledgerFiles, Path historyFile) throws SQLException {
         LedgerSnapshot ledger = LedgerSnapshot.read(connection);
-        List<String> names = new java.util.ArrayList<>(outcomeTopics);
+        List<String> names = new ArrayList<>(outcomeTopics);
         names.addAll(List.of(Topics.JOB_RESULTS.name(), Topics.RACE_AUDIT.name(),
                 Topics.ATTEMPT_COMPLETIONS.name(), Topics.ATTEMPT_COMMANDS.name(), Topics.JOB_REQUESTS_DLQ.name()));
         Map<String, List<ConsumerRecord<byte[], byte[]>>> topics = TopicReader.readAll(kafka, names,
                 TOPIC_READ_TIMEOUT);
-        List<ConsumerRecord<byte[], byte[]>> outcomes = new java.util.ArrayList<>();
+        List<ConsumerRecord<byte[], byte[]>> outcomes = new ArrayList<>();
         outcomeTopics.forEach(topic -> outcomes.addAll(topics.get(topic)));
         TopicRecords read = new TopicRecords();
         return new RunRecord(History.read(historyFile), ledger.jobs(), ledger.attempts(),

@@ -1,5 +1,6 @@
 package dev.onejob.chaos.check;
 
+import dev.onejob.core.kafka.KafkaConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -20,7 +21,7 @@ final class TopicReader {
     private TopicReader() {
     }
 
-    static Map<String, List<ConsumerRecord<byte[], byte[]>>> readAll(dev.onejob.core.kafka.KafkaConfig kafka,
+    static Map<String, List<ConsumerRecord<byte[], byte[]>>> readAll(KafkaConfig kafka,
                                                                        List<String> topics, Duration timeout) {
         Map<String, Object> props = kafka.common();
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, "chaos-history-checker");

@@ -2,6 +2,8 @@ package dev.onejob.chaos.fault;
 
 import dev.onejob.chaos.history.History;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -71,7 +73,7 @@ public final class FaultInjector implements AutoCloseable {
     private final Thread thread;
     private volatile int frozenWorker = -1;
     private volatile int injected;
-    private final java.util.List<String> notInflicted = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<String> notInflicted = new CopyOnWriteArrayList<>();
 
     /**
      * {@code freezeFor}: how long a stopped worker stays stopped; {@code postgresFreeze}: how long PostgreSQL does
@@ -112,94 +114,116 @@ public final class FaultInjector implements AutoCloseable {
     private void inflict(FaultSchedule.Fault fault) {
         String label = fault.kind().label();
         try {
-            switch (fault.kind()) {
-                case KILL_WORKER -> {
-                    String worker = "worker-" + otherThanFrozen(fault.target());
-                    history.info("fault", label + " " + worker + " kill -9, started again after 2 s");
-                    target.killAndRestart(worker, Duration.ofSeconds(2));
-                }
-                case KILL_RECONCILER -> {
-                    history.info("fault", label + " result-reconciler kill -9, started again after 2 s");
-                    target.killAndRestart("result-reconciler", Duration.ofSeconds(2));
-                }
-                case KILL_INGEST -> {
-                    String ingest = "ingest-" + fault.target();
-                    history.info("fault", label + " " + ingest + " kill -9, started again after 3 s");
-                    target.killAndRestart(ingest, Duration.ofSeconds(3));
-                }
-                case STOP_WORKER -> freeze(label, otherThanFrozen(fault.target()));
-                case RESTART_BROKER -> {
-                    history.info("fault", label + " kafka kill -9, started again on its data");
-                    target.restartBroker();
-                }
-                case RESTART_POSTGRES -> {
-                    history.info("fault", label + " pg_ctl restart -m immediate of the run's own cluster");
-                    Duration down = target.restartPostgres();
-                    history.info("note", "postgres answered again after " + down.toMillis() + " ms");
-                }
-                case PROVIDER_OUTAGE -> {
-                    history.info("fault", label + " primary refuses connections for 20 s");
-                    target.providerOutage(Duration.ofSeconds(20));
-                }
-                case RATE_LIMIT_STORM -> {
-                    history.info("fault", label + " primary answers every call 429 (Retry-After: 1) for 15 s");
-                    target.rateLimitStorm(Duration.ofSeconds(15));
-                }
-                case TERM_WORKER -> {
-                    String worker = "worker-" + otherThanFrozen(fault.target());
-                    history.info("fault", label + " " + worker + " SIGTERM (drains its calls), started again after"
-                            + " 2 s");
-                    target.terminateAndRestart(worker, Duration.ofSeconds(2));
-                }
-                case BROKER_OUTAGE -> {
-                    history.info("fault", label + " kafka kill -9, down for " + brokerOutage.toSeconds()
-                            + " s (past the producers' 120 s delivery timeout), then started again on its data");
-                    target.brokerOutage(brokerOutage);
-                    history.info("note", "kafka started again after the outage");
-                }
-                case KILL_LEADER -> {
-                    history.info("fault", label + " kill -9 of the broker leading attempt-completions partition "
-                            + fault.target() + ", started again after 5 s");
-                    int broker = target.killLeader("attempt-completions", fault.target(), Duration.ofSeconds(5));
-                    history.info("note", "broker " + broker + " (the leader) started again");
-                }
-                case ROLLING_RESTART -> {
-                    history.info("fault", label + " every broker stopped and started in turn");
-                    target.rollingRestart();
-                    history.info("note", "rolling restart done, every partition in sync");
-                }
-                case ADD_REMOVE_WORKER -> {
-                    history.info("fault", label + " " + EXTRA_WORKER + " joins the workers' group, leaves 15 s later");
-                    target.addWorker(EXTRA_WORKER);
-                    thawer.schedule(() -> {
-                        try {
-                            target.removeWorker(EXTRA_WORKER);
-                            history.info("note", EXTRA_WORKER + " SIGTERM, left the group");
-                        } catch (RuntimeException e) {
-                            history.info("note", "fault " + label + ": " + EXTRA_WORKER + " could not be removed: "
-                                    + e.getMessage());
-                            notInflicted.add(label + ": " + e.getMessage());
-                        }
-                    }, 15, TimeUnit.SECONDS);
-                }
-                case FREEZE_POSTGRES -> {
-                    history.info("fault", label + " SIGSTOP of the run's own cluster for "
-                            + postgresFreeze.toSeconds() + " s, then SIGCONT");
-                    target.freezePostgres(true);
-                    try {
-                        TimeUnit.MILLISECONDS.sleep(postgresFreeze.toMillis());
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    } finally {
-                        target.freezePostgres(false);
-                        history.info("note", "postgres SIGCONT");
-                    }
-                }
+            if (!onProcess(fault, label)) {
+                onInfrastructure(fault, label);
             }
             injected++;
         } catch (RuntimeException e) {
             history.info("note", "fault " + label + " could not be inflicted: " + e.getMessage());
             notInflicted.add(label + ": " + e.getMessage());
+        }
+    }
+
+    /** The faults on the services' processes; false when the fault is not one of them. */
+    private boolean onProcess(FaultSchedule.Fault fault, String label) {
+        switch (fault.kind()) {
+            case KILL_WORKER -> {
+                String worker = "worker-" + otherThanFrozen(fault.target());
+                history.info("fault", label + " " + worker + " kill -9, started again after 2 s");
+                target.killAndRestart(worker, Duration.ofSeconds(2));
+            }
+            case KILL_RECONCILER -> {
+                history.info("fault", label + " result-reconciler kill -9, started again after 2 s");
+                target.killAndRestart("result-reconciler", Duration.ofSeconds(2));
+            }
+            case KILL_INGEST -> {
+                String ingest = "ingest-" + fault.target();
+                history.info("fault", label + " " + ingest + " kill -9, started again after 3 s");
+                target.killAndRestart(ingest, Duration.ofSeconds(3));
+            }
+            case STOP_WORKER -> freeze(label, otherThanFrozen(fault.target()));
+            case TERM_WORKER -> {
+                String worker = "worker-" + otherThanFrozen(fault.target());
+                history.info("fault", label + " " + worker + " SIGTERM (drains its calls), started again after"
+                        + " 2 s");
+                target.terminateAndRestart(worker, Duration.ofSeconds(2));
+            }
+            case ADD_REMOVE_WORKER -> addAndRemoveWorker(label);
+            default -> {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The faults on Kafka, PostgreSQL and the providers. */
+    private void onInfrastructure(FaultSchedule.Fault fault, String label) {
+        switch (fault.kind()) {
+            case RESTART_BROKER -> {
+                history.info("fault", label + " kafka kill -9, started again on its data");
+                target.restartBroker();
+            }
+            case RESTART_POSTGRES -> {
+                history.info("fault", label + " pg_ctl restart -m immediate of the run's own cluster");
+                Duration down = target.restartPostgres();
+                history.info("note", "postgres answered again after " + down.toMillis() + " ms");
+            }
+            case PROVIDER_OUTAGE -> {
+                history.info("fault", label + " primary refuses connections for 20 s");
+                target.providerOutage(Duration.ofSeconds(20));
+            }
+            case RATE_LIMIT_STORM -> {
+                history.info("fault", label + " primary answers every call 429 (Retry-After: 1) for 15 s");
+                target.rateLimitStorm(Duration.ofSeconds(15));
+            }
+            case BROKER_OUTAGE -> {
+                history.info("fault", label + " kafka kill -9, down for " + brokerOutage.toSeconds()
+                        + " s (past the producers' 120 s delivery timeout), then started again on its data");
+                target.brokerOutage(brokerOutage);
+                history.info("note", "kafka started again after the outage");
+            }
+            case KILL_LEADER -> {
+                history.info("fault", label + " kill -9 of the broker leading attempt-completions partition "
+                        + fault.target() + ", started again after 5 s");
+                int broker = target.killLeader("attempt-completions", fault.target(), Duration.ofSeconds(5));
+                history.info("note", "broker " + broker + " (the leader) started again");
+            }
+            case ROLLING_RESTART -> {
+                history.info("fault", label + " every broker stopped and started in turn");
+                target.rollingRestart();
+                history.info("note", "rolling restart done, every partition in sync");
+            }
+            case FREEZE_POSTGRES -> freezePostgres(label);
+            default -> throw new IllegalStateException("not an infrastructure fault: " + fault.kind());
+        }
+    }
+
+    private void addAndRemoveWorker(String label) {
+        history.info("fault", label + " " + EXTRA_WORKER + " joins the workers' group, leaves 15 s later");
+        target.addWorker(EXTRA_WORKER);
+        thawer.schedule(() -> {
+            try {
+                target.removeWorker(EXTRA_WORKER);
+                history.info("note", EXTRA_WORKER + " SIGTERM, left the group");
+            } catch (RuntimeException e) {
+                history.info("note", "fault " + label + ": " + EXTRA_WORKER + " could not be removed: "
+                        + e.getMessage());
+                notInflicted.add(label + ": " + e.getMessage());
+            }
+        }, 15, TimeUnit.SECONDS);
+    }
+
+    private void freezePostgres(String label) {
+        history.info("fault", label + " SIGSTOP of the run's own cluster for "
+                + postgresFreeze.toSeconds() + " s, then SIGCONT");
+        target.freezePostgres(true);
+        try {
+            TimeUnit.MILLISECONDS.sleep(postgresFreeze.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            target.freezePostgres(false);
+            history.info("note", "postgres SIGCONT");
         }
     }
 
@@ -227,8 +251,8 @@ public final class FaultInjector implements AutoCloseable {
     }
 
     /** Faults that could not be inflicted, each with the reason. */
-    public java.util.List<String> notInflicted() {
-        return java.util.List.copyOf(notInflicted);
+    public List<String> notInflicted() {
+        return List.copyOf(notInflicted);
     }
 
     /** Waits for the schedule to finish (and a frozen worker to be thawed). */

@@ -1,5 +1,10 @@
 package dev.onejob.chaos.fault;
 
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
 /** The faults a chaos run inflicts; {@link #label()} is the word the history and the report use. */
 public enum FaultKind {
     /** kill -9 of an attempt worker, started again 2 s later. */
@@ -51,7 +56,7 @@ public enum FaultKind {
     ADD_REMOVE_WORKER("add-remove-worker");
 
     /** The kinds each round of a schedule holds on one broker: the single-broker ones but the once-a-run outage. */
-    public static java.util.List<FaultKind> perRound() {
+    public static List<FaultKind> perRound() {
         return perRound(false);
     }
 
@@ -60,9 +65,9 @@ public enum FaultKind {
      * the three-broker cluster, the broker faults are the cluster's (a leader killed, a rolling restart) instead of
      * the single broker's restart, and workers join and leave.
      */
-    public static java.util.List<FaultKind> perRound(boolean cluster) {
-        java.util.Set<FaultKind> clusterOnly = java.util.EnumSet.of(KILL_LEADER, ROLLING_RESTART, ADD_REMOVE_WORKER);
-        return java.util.Arrays.stream(values()).filter(kind -> kind != BROKER_OUTAGE)
+    public static List<FaultKind> perRound(boolean cluster) {
+        Set<FaultKind> clusterOnly = EnumSet.of(KILL_LEADER, ROLLING_RESTART, ADD_REMOVE_WORKER);
+        return Arrays.stream(values()).filter(kind -> kind != BROKER_OUTAGE)
                 .filter(kind -> cluster ? kind != RESTART_BROKER : !clusterOnly.contains(kind)).toList();
     }
 

@@ -2,6 +2,7 @@ package dev.onejob.chaos.load;
 
 import dev.onejob.chaos.history.History;
 import dev.onejob.chaos.history.Op;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -120,7 +121,7 @@ public final class Operator implements AutoCloseable {
             history.record(invoke.outcome(System.currentTimeMillis(), type, invoke.jobId(), status,
                     Submitter.abbreviate(response.body())));
             return Op.OK.equals(type);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             history.record(invoke.outcome(System.currentTimeMillis(), Op.UNKNOWN, invoke.jobId(), null,
                     Submitter.describe(e)));
             return false;

@@ -11,7 +11,9 @@ import dev.onejob.chaos.check.RunRecord.ProviderCall;
 import dev.onejob.chaos.check.RunRecord.RaceAudit;
 import dev.onejob.chaos.check.RunRecord.RequestOutcome;
 import dev.onejob.chaos.history.Op;
+import dev.onejob.core.billing.Usage;
 import dev.onejob.core.json.Json;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -116,10 +118,10 @@ final class CleanRun {
         jobs.add(new JobRow(JOB_A, "alice", "k-a", "SUCCEEDED", ATT_A1, json("{\"answer\": \"a\", \"n\": 1}")));
         // billed by the provider as the ledger recorded it
         attempts.add(new AttemptRow(ATT_A1, JOB_A, 1, "openai", "SUCCEEDED", t(0), t(1), t(2), null, null, "req-a1",
-                new dev.onejob.core.billing.Usage(100, 10, 0), new java.math.BigDecimal("0.000021")));
+                new Usage(100, 10, 0), new BigDecimal("0.000021")));
         commands.add(new AttemptCommand(ATT_A1, JOB_A));
         calls.add(new ProviderCall("openai", ATT_A1, "openai-chat", 200, ProviderCall.ANSWER, null, "req-a1",
-                new dev.onejob.core.billing.Usage(100, 10, 0), new java.math.BigDecimal("0.000021")));
+                new Usage(100, 10, 0), new BigDecimal("0.000021")));
         completions.add(new Completion(ATT_A1, JOB_A, "SUCCEEDED", json("{\"n\": 1.0, \"answer\": \"a\"}")));
         results.add(new JobResult(JOB_A, "alice", "k-a", "SUCCEEDED", ATT_A1, json("{\"answer\":\"a\",\"n\":1}")));
     }

@@ -25,6 +25,8 @@ import dev.onejob.chaos.check.RunRecord.ProviderCall;
 import dev.onejob.chaos.check.RunRecord.RaceAudit;
 import dev.onejob.chaos.check.RunRecord.RequestOutcome;
 import dev.onejob.chaos.history.Op;
+import dev.onejob.core.billing.Usage;
+import java.math.BigDecimal;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -277,19 +279,19 @@ class HistoryCheckerTest {
                         r -> r.calls.replaceAll(c -> c.idempotencyKey() != null && c.idempotencyKey()
                                 .equals(CleanRun.ATT_A1) ? new ProviderCall(c.simulator(), c.idempotencyKey(),
                                 c.protocol(), c.status(), c.behaviour(), c.receivedAt(), "req-a1", A1_USAGE,
-                                new java.math.BigDecimal("0.5")) : c)),
+                                new BigDecimal("0.5")) : c)),
                 broken("usage recorded that no charge shows", AnomalyKind.RECORDED_NOT_BILLED,
                         r -> r.calls.replaceAll(c -> c.idempotencyKey() != null && c.idempotencyKey()
                                 .equals(CleanRun.ATT_A1) ? new ProviderCall(c.simulator(), c.idempotencyKey(),
                                 c.protocol(), c.status(), c.behaviour(), c.receivedAt()) : c)));
     }
 
-    private static final dev.onejob.core.billing.Usage A1_USAGE = new dev.onejob.core.billing.Usage(100, 10, 0);
+    private static final Usage A1_USAGE = new Usage(100, 10, 0);
 
     /** A charge on the openai simulator's bill, named by {@code key} and {@code requestId} only. */
     private static void chargeA1(CleanRun run, String key, String requestId) {
         run.calls.add(new ProviderCall("openai", key, "openai-chat", 200, ProviderCall.ANSWER, null, requestId,
-                A1_USAGE, new java.math.BigDecimal("0.000021")));
+                A1_USAGE, new BigDecimal("0.000021")));
     }
 
     private static Arguments broken(String what, AnomalyKind kind, Consumer<CleanRun> breakIt) {
@@ -340,15 +342,15 @@ class HistoryCheckerTest {
         CleanRun killed = new CleanRun();
         answerInTime(killed, CleanRun.ATT_B1, ProviderCall.ANSWER);
         forgetResolves(killed, CleanRun.ATT_B1);
-        killed.ops.add(new dev.onejob.chaos.history.Op(CleanRun.t(3).toEpochMilli(), 997,
-                dev.onejob.chaos.history.Op.INFO, "fault", null, null, null, null, null, null, null,
+        killed.ops.add(new Op(CleanRun.t(3).toEpochMilli(), 997,
+                Op.INFO, "fault", null, null, null, null, null, null, null,
                 "kill-worker worker-2 kill -9, started again after 2 s"));
         // and the same with a worker frozen from before the start until after it
         CleanRun frozen = new CleanRun();
         answerInTime(frozen, CleanRun.ATT_B1, ProviderCall.ANSWER);
         forgetResolves(frozen, CleanRun.ATT_B1);
-        frozen.ops.add(new dev.onejob.chaos.history.Op(CleanRun.t(0).toEpochMilli(), 996,
-                dev.onejob.chaos.history.Op.INFO, "fault", null, null, null, null, null, null, null,
+        frozen.ops.add(new Op(CleanRun.t(0).toEpochMilli(), 996,
+                Op.INFO, "fault", null, null, null, null, null, null, null,
                 "stop-worker worker-1 SIGSTOP for 40 s, then SIGCONT"));
 
         // then none of them is an anomaly, though each job was paid twice
@@ -369,8 +371,8 @@ class HistoryCheckerTest {
         run.completions.removeIf(c -> c.attemptId().equals(CleanRun.ATT_B1) && "SUCCEEDED".equals(c.outcome()));
         run.raceAudits.clear();
         CheckReport alive = HistoryChecker.check(run.build());
-        run.ops.add(new dev.onejob.chaos.history.Op(CleanRun.t(6).toEpochMilli(), 994,
-                dev.onejob.chaos.history.Op.INFO, "fault", null, null, null, null, null, null, null,
+        run.ops.add(new Op(CleanRun.t(6).toEpochMilli(), 994,
+                Op.INFO, "fault", null, null, null, null, null, null, null,
                 "kill-worker worker-1 kill -9, started again after 2 s"));
 
         // then with no worker lost the answer is lost; with the kill before it came, it died with its worker
@@ -383,8 +385,8 @@ class HistoryCheckerTest {
         // given the UNKNOWN attempt of job F was sent a usable answer, and a worker was killed while it was live
         CleanRun run = new CleanRun();
         answerInTime(run, CleanRun.ATT_F1, ProviderCall.ANSWER);
-        run.ops.add(new dev.onejob.chaos.history.Op(CleanRun.t(30).toEpochMilli(), 995,
-                dev.onejob.chaos.history.Op.INFO, "fault", null, null, null, null, null, null, null,
+        run.ops.add(new Op(CleanRun.t(30).toEpochMilli(), 995,
+                Op.INFO, "fault", null, null, null, null, null, null, null,
                 "kill-worker worker-1 kill -9, started again after 2 s"));
 
         // then its answer was in that worker's memory only
@@ -399,16 +401,16 @@ class HistoryCheckerTest {
         during.calls.removeIf(c -> c.idempotencyKey().equals(CleanRun.ATT_F1));
         during.calls.add(new ProviderCall("anthropic", CleanRun.ATT_F1, "anthropic-messages", 200,
                 ProviderCall.ANSWER, CleanRun.t(1)));
-        during.ops.add(new dev.onejob.chaos.history.Op(CleanRun.t(1).toEpochMilli() - 5_000, 994,
-                dev.onejob.chaos.history.Op.INFO, "fault", null, null, null, null, null, null, null,
+        during.ops.add(new Op(CleanRun.t(1).toEpochMilli() - 5_000, 994,
+                Op.INFO, "fault", null, null, null, null, null, null, null,
                 "provider-outage anthropic refuses connections for 20 s"));
         // and the same during an outage of another provider
         CleanRun elsewhere = new CleanRun();
         elsewhere.calls.removeIf(c -> c.idempotencyKey().equals(CleanRun.ATT_F1));
         elsewhere.calls.add(new ProviderCall("anthropic", CleanRun.ATT_F1, "anthropic-messages", 200,
                 ProviderCall.ANSWER, CleanRun.t(1)));
-        elsewhere.ops.add(new dev.onejob.chaos.history.Op(CleanRun.t(1).toEpochMilli() - 5_000, 994,
-                dev.onejob.chaos.history.Op.INFO, "fault", null, null, null, null, null, null, null,
+        elsewhere.ops.add(new Op(CleanRun.t(1).toEpochMilli() - 5_000, 994,
+                Op.INFO, "fault", null, null, null, null, null, null, null,
                 "provider-outage openai refuses connections for 20 s"));
 
         // then the answer may have been written onto a closing connection in the first case only
@@ -424,15 +426,15 @@ class HistoryCheckerTest {
         stream.calls.removeIf(c -> c.idempotencyKey().equals(CleanRun.ATT_F1));
         stream.calls.add(new ProviderCall("anthropic", CleanRun.ATT_F1, "anthropic-messages", 200,
                 ProviderCall.PACED, CleanRun.t(1)));
-        stream.ops.add(new dev.onejob.chaos.history.Op(CleanRun.t(1).toEpochMilli() + 20_000, 995,
-                dev.onejob.chaos.history.Op.INFO, "note", null, null, null, null, null, null, null,
+        stream.ops.add(new Op(CleanRun.t(1).toEpochMilli() + 20_000, 995,
+                Op.INFO, "note", null, null, null, null, null, null, null,
                 "worker-2 SIGTERM, left the group"));
         CleanRun plain = new CleanRun();
         plain.calls.removeIf(c -> c.idempotencyKey().equals(CleanRun.ATT_F1));
         plain.calls.add(new ProviderCall("anthropic", CleanRun.ATT_F1, "anthropic-messages", 200,
                 ProviderCall.ANSWER, CleanRun.t(1)));
-        plain.ops.add(new dev.onejob.chaos.history.Op(CleanRun.t(1).toEpochMilli() + 20_000, 995,
-                dev.onejob.chaos.history.Op.INFO, "note", null, null, null, null, null, null, null,
+        plain.ops.add(new Op(CleanRun.t(1).toEpochMilli() + 20_000, 995,
+                Op.INFO, "note", null, null, null, null, null, null, null,
                 "worker-2 SIGTERM, left the group"));
 
         // then only the stream may have outlasted the worker's drain
@@ -454,8 +456,8 @@ class HistoryCheckerTest {
         // given the UNKNOWN attempt without a call, and a worker killed half a second after it started
         CleanRun run = new CleanRun();
         run.calls.removeIf(c -> c.idempotencyKey().equals(CleanRun.ATT_F1));
-        run.ops.add(new dev.onejob.chaos.history.Op(CleanRun.t(1).toEpochMilli() + 500, 999,
-                dev.onejob.chaos.history.Op.INFO, "fault", null, null, null, null, null, null, null,
+        run.ops.add(new Op(CleanRun.t(1).toEpochMilli() + 500, 999,
+                Op.INFO, "fault", null, null, null, null, null, null, null,
                 "kill-worker worker-1 kill -9, started again after 2 s"));
 
         // then that crash may have come between the start and the call: no anomaly
@@ -469,14 +471,14 @@ class HistoryCheckerTest {
         // given the UNKNOWN attempt (on anthropic) without a call, during an outage of anthropic
         CleanRun during = new CleanRun();
         during.calls.removeIf(c -> c.idempotencyKey().equals(CleanRun.ATT_F1));
-        during.ops.add(new dev.onejob.chaos.history.Op(CleanRun.t(1).toEpochMilli() - 5_000, 998,
-                dev.onejob.chaos.history.Op.INFO, "fault", null, null, null, null, null, null, null,
+        during.ops.add(new Op(CleanRun.t(1).toEpochMilli() - 5_000, 998,
+                Op.INFO, "fault", null, null, null, null, null, null, null,
                 "provider-outage anthropic refuses connections for 20 s"));
         // and the same during an outage of another provider
         CleanRun elsewhere = new CleanRun();
         elsewhere.calls.removeIf(c -> c.idempotencyKey().equals(CleanRun.ATT_F1));
-        elsewhere.ops.add(new dev.onejob.chaos.history.Op(CleanRun.t(1).toEpochMilli() - 5_000, 998,
-                dev.onejob.chaos.history.Op.INFO, "fault", null, null, null, null, null, null, null,
+        elsewhere.ops.add(new Op(CleanRun.t(1).toEpochMilli() - 5_000, 998,
+                Op.INFO, "fault", null, null, null, null, null, null, null,
                 "provider-outage openai refuses connections for 20 s"));
 
         // then the request may have gone onto a dropped connection in the first case, not in the second
@@ -489,13 +491,13 @@ class HistoryCheckerTest {
     /** Attempt A1's call billed as the ledger recorded it, unless a test changes one side. */
     private static CleanRun billed(String ledgerCost, String charged) {
         CleanRun run = new CleanRun();
-        dev.onejob.core.billing.Usage usage = new dev.onejob.core.billing.Usage(100, 10, 0);
+        Usage usage = new Usage(100, 10, 0);
         replaceAttempt(run, CleanRun.ATT_A1, a -> new AttemptRow(a.id(), a.jobId(), a.number(), a.provider(),
                 a.status(), a.createdAt(), a.startedAt(), a.finishedAt(), null, null, "req-a1",
-                ledgerCost == null ? null : usage, ledgerCost == null ? null : new java.math.BigDecimal(ledgerCost)));
+                ledgerCost == null ? null : usage, ledgerCost == null ? null : new BigDecimal(ledgerCost)));
         run.calls.removeIf(c -> c.idempotencyKey().equals(CleanRun.ATT_A1));
         run.calls.add(new ProviderCall("openai", CleanRun.ATT_A1, "openai-chat", 200, ProviderCall.ANSWER, null,
-                "req-a1", charged == null ? null : usage, charged == null ? null : new java.math.BigDecimal(charged)));
+                "req-a1", charged == null ? null : usage, charged == null ? null : new BigDecimal(charged)));
         return run;
     }
 
@@ -519,12 +521,12 @@ class HistoryCheckerTest {
         // a second charge for the attempt, and a charge no started attempt explains
         CleanRun twice = billed("0.000021", "0.000021");
         twice.calls.add(new ProviderCall("openai", CleanRun.ATT_A1, "openai-chat", 200, ProviderCall.ANSWER, null,
-                "req-a1-again", new dev.onejob.core.billing.Usage(100, 10, 0), new java.math.BigDecimal("0.000021")));
+                "req-a1-again", new Usage(100, 10, 0), new BigDecimal("0.000021")));
         assertTrue(HistoryChecker.check(twice.build()).counts().containsKey(AnomalyKind.BILLED_TWICE));
         CleanRun stranger = billed("0.000021", "0.000021");
         stranger.calls.add(new ProviderCall("openai", "00000000-0000-4000-8000-0000000000ff", "openai-chat", 200,
-                ProviderCall.ANSWER, null, "req-x", new dev.onejob.core.billing.Usage(1, 1, 0),
-                new java.math.BigDecimal("0.000001")));
+                ProviderCall.ANSWER, null, "req-x", new Usage(1, 1, 0),
+                new BigDecimal("0.000001")));
         assertTrue(HistoryChecker.check(stranger.build()).counts().containsKey(AnomalyKind.BILLED_WITHOUT_ATTEMPT));
     }
 }

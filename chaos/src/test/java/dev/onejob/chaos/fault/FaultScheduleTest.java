@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class FaultScheduleTest {
@@ -43,13 +45,13 @@ class FaultScheduleTest {
     void onTheClusterTheBrokerFaultsAreTheClustersAndOnOneBrokerTheyAreNot() {
         FaultSchedule cluster = FaultSchedule.draw(7, Duration.ofMinutes(3), 1, Duration.ZERO,
                 FaultKind.perRound(true));
-        java.util.Set<FaultKind> drawn = java.util.EnumSet.noneOf(FaultKind.class);
+        Set<FaultKind> drawn = EnumSet.noneOf(FaultKind.class);
         cluster.faults().forEach(fault -> drawn.add(fault.kind()));
-        assertEquals(java.util.EnumSet.copyOf(FaultKind.perRound(true)), drawn);
-        assertTrue(drawn.containsAll(java.util.List.of(FaultKind.KILL_LEADER, FaultKind.ROLLING_RESTART,
+        assertEquals(EnumSet.copyOf(FaultKind.perRound(true)), drawn);
+        assertTrue(drawn.containsAll(List.of(FaultKind.KILL_LEADER, FaultKind.ROLLING_RESTART,
                 FaultKind.ADD_REMOVE_WORKER)));
         assertTrue(!drawn.contains(FaultKind.RESTART_BROKER) && !drawn.contains(FaultKind.BROKER_OUTAGE));
-        java.util.Set<FaultKind> single = java.util.EnumSet.copyOf(FaultKind.perRound(false));
+        Set<FaultKind> single = EnumSet.copyOf(FaultKind.perRound(false));
         assertTrue(single.contains(FaultKind.RESTART_BROKER) && !single.contains(FaultKind.KILL_LEADER)
                 && !single.contains(FaultKind.ROLLING_RESTART) && !single.contains(FaultKind.ADD_REMOVE_WORKER));
     }

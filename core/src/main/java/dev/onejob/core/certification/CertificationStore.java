@@ -3,9 +3,9 @@ package dev.onejob.core.certification;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.onejob.core.db.Database;
+import dev.onejob.core.db.Statements;
 import dev.onejob.core.json.Json;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -32,8 +32,8 @@ public final class CertificationStore {
     private static final String NEWEST_FIRST = " ORDER BY finished_at DESC, created_at DESC, id LIMIT 1";
     private static final String INSERT_CERTIFICATION_IF_NEW = """
             INSERT INTO certifications (id, provider, model, contract_id, contract_version, passed, checks, report,
-                                        repetitions, started_at, finished_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?)
+                                        repetitions, started_at, finished_at, request_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?)
             ON CONFLICT (id) DO NOTHING""";
     private static final String SELECT_LATEST_FOR_CONTRACT = "SELECT " + COLUMNS + """
              FROM certifications
@@ -45,6 +45,10 @@ public final class CertificationStore {
              FROM certifications
             WHERE provider = ? AND model = ? AND contract_id = ? AND contract_version = ? AND passed
               AND finished_at >= ?""" + NEWEST_FIRST;
+    private static final String SELECT_FOR_REQUEST = "SELECT " + COLUMNS + """
+             FROM certifications
+            WHERE request_id = ?
+            ORDER BY provider, contract_id, started_at""";
     private static final String SELECT_LATEST_PER_PROVIDER_AND_CONTRACT = "SELECT DISTINCT ON (provider, contract_id) "
             + COLUMNS + """
              FROM certifications
@@ -63,17 +67,30 @@ public final class CertificationStore {
      * same run twice changes nothing).
      */
     public boolean record(Certification run) {
+        return record(run, null);
+    }
+
+    /**
+     * Inserts the run as one of the request {@code requestId} made (null: none, as {@code onejob certify}'s). True
+     * when it was inserted; false when a run with this id is already recorded.
+     */
+    public boolean record(Certification run, UUID requestId) {
         ArrayNode checks = Json.MAPPER.createArrayNode();
         run.checks().forEach(check -> checks.add(check.toJson()));
         int inserted = database.inTransaction(connection -> update(connection, INSERT_CERTIFICATION_IF_NEW,
                 run.id(), run.provider(), run.model(), run.contractId(), run.contractVersion(), run.passed(),
                 withoutNul(Json.write(checks)), run.report().replace('\u0000', '\uFFFD'), run.repetitions(),
                 timestamp(run.startedAt()),
-                timestamp(run.finishedAt())));
+                timestamp(run.finishedAt()), requestId));
         if (inserted > 1) {
             throw new IllegalStateException("inserting certification " + run.id() + " added " + inserted + " rows");
         }
         return inserted == 1;
+    }
+
+    /** The runs the certification request {@code requestId} made, in provider order, then contract order. */
+    public List<Certification> forRequest(UUID requestId) {
+        return database.inTransaction(connection -> query(connection, SELECT_FOR_REQUEST, requestId));
     }
 
     /** The newest run of {@code provider} for {@code contractId}, whatever its model, version or verdict. */
@@ -118,32 +135,11 @@ public final class CertificationStore {
     }
 
     private static List<Certification> query(Connection connection, String sql, Object... args) throws SQLException {
-        try (PreparedStatement statement = prepare(connection, sql, args); ResultSet rows = statement.executeQuery()) {
-            List<Certification> result = new ArrayList<>();
-            while (rows.next()) {
-                result.add(certification(rows));
-            }
-            return result;
-        }
+        return Statements.queryList(connection, sql, CertificationStore::certification, args);
     }
 
     private static int update(Connection connection, String sql, Object... args) throws SQLException {
-        try (PreparedStatement statement = prepare(connection, sql, args)) {
-            return statement.executeUpdate();
-        }
-    }
-
-    private static PreparedStatement prepare(Connection connection, String sql, Object... args) throws SQLException {
-        PreparedStatement statement = connection.prepareStatement(sql);
-        try {
-            for (int i = 0; i < args.length; i++) {
-                statement.setObject(i + 1, args[i]);
-            }
-            return statement;
-        } catch (SQLException e) {
-            statement.close();
-            throw e;
-        }
+        return Statements.update(connection, sql, args);
     }
 
     private static Certification certification(ResultSet row) throws SQLException {

@@ -6,10 +6,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -31,27 +35,27 @@ public final class ConfigFiles {
      * empty (the caller's defaults hold); a root that is not a mapping, or a section not in {@code sections}, fails
      * naming the file and what was expected.
      */
-    public static java.util.Optional<JsonNode> sections(Path file, java.util.List<String> sections) {
-        if (!java.nio.file.Files.exists(file)) {
-            return java.util.Optional.empty();
+    public static Optional<JsonNode> sections(Path file, List<String> sections) {
+        if (!Files.exists(file)) {
+            return Optional.empty();
         }
         JsonNode root = read(file);
         if (root == null || root.isNull()) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         String all = String.join(", ", sections.subList(0, sections.size() - 1));
         String last = sections.get(sections.size() - 1);
         if (!root.isObject()) {
             throw new ConfigException(file + ": expected a mapping with " + all + " and " + last);
         }
-        for (java.util.Iterator<String> names = root.fieldNames(); names.hasNext(); ) {
+        for (Iterator<String> names = root.fieldNames(); names.hasNext(); ) {
             String name = names.next();
             if (!sections.contains(name)) {
                 throw new ConfigException(file + ": '" + name + "' is not a section; expected " + all + " or "
                         + last);
             }
         }
-        return java.util.Optional.of(root);
+        return Optional.of(root);
     }
 
     public static JsonNode read(Path file) {
@@ -70,7 +74,7 @@ public final class ConfigFiles {
     }
 
     /** YAML (or JSON) from a stream, such as a classpath resource; {@code shown} names it in errors. */
-    public static JsonNode read(java.io.InputStream in, String shown) {
+    public static JsonNode read(InputStream in, String shown) {
         try {
             return YAML.readTree(in);
         } catch (JsonProcessingException e) {
@@ -127,13 +131,13 @@ public final class ConfigFiles {
                 + " must be a duration like 500ms, 10s, 2m or 1h, got '" + value.asText() + "'"));
     }
 
-    public static java.util.Optional<Duration> parseDuration(String text) {
+    public static Optional<Duration> parseDuration(String text) {
         Matcher m = DURATION.matcher(text.trim());
         if (!m.matches()) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         long amount = Long.parseLong(m.group(1));
-        return java.util.Optional.of(switch (m.group(2)) {
+        return Optional.of(switch (m.group(2)) {
             case "ms" -> Duration.ofMillis(amount);
             case "s" -> Duration.ofSeconds(amount);
             case "m" -> Duration.ofMinutes(amount);

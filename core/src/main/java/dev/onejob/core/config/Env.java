@@ -80,6 +80,7 @@ public final class Env {
     public static final String STREAMS_STATE_DIR = "STREAMS_STATE_DIR";
     public static final String CERTIFY_INTERVAL = "CERTIFY_INTERVAL";
     public static final String CERTIFICATION_MAX_AGE = "CERTIFICATION_MAX_AGE";
+    public static final String CERTIFY_WAIT = "CERTIFY_WAIT";
 
     // The local stack (./onejob dev) and its harnesses
     public static final String ONEJOB_DATA_DIR = "ONEJOB_DATA_DIR";

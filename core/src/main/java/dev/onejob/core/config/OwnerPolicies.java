@@ -7,8 +7,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -63,7 +65,7 @@ public final class OwnerPolicies {
     }
 
     public static OwnerPolicies load(Path file) {
-        java.util.Optional<JsonNode> sections = ConfigFiles.sections(file, java.util.List.of("defaults", "owners"));
+        Optional<JsonNode> sections = ConfigFiles.sections(file, List.of("defaults", "owners"));
         if (sections.isEmpty()) {
             return NONE;
         }

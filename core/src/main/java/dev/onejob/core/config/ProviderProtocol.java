@@ -1,5 +1,7 @@
 package dev.onejob.core.config;
 
+import java.util.Optional;
+
 /** The wire protocols onejob speaks to providers. */
 public enum ProviderProtocol {
     /** {@code POST {base_url}/v1/chat/completions}, OpenAI wire format (and OpenAI-compatible servers). */
@@ -17,12 +19,12 @@ public enum ProviderProtocol {
         return wireName;
     }
 
-    public static java.util.Optional<ProviderProtocol> fromWireName(String name) {
+    public static Optional<ProviderProtocol> fromWireName(String name) {
         for (ProviderProtocol p : values()) {
             if (p.wireName.equals(name)) {
-                return java.util.Optional.of(p);
+                return Optional.of(p);
             }
         }
-        return java.util.Optional.empty();
+        return Optional.empty();
     }
 }

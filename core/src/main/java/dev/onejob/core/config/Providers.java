@@ -6,10 +6,15 @@ import java.math.BigDecimal;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The providers file ({@code PROVIDERS_FILE}, default {@code config/providers.yaml}), validated at startup:
@@ -50,9 +55,9 @@ public final class Providers {
      * What a model alias names: the provider a call goes to first, and the ones it may fail over to, in order. A
      * fallback is used only when certified for the call's contract.
      */
-    public record Route(String target, java.util.List<String> fallbacks) {
+    public record Route(String target, List<String> fallbacks) {
         public Route {
-            fallbacks = java.util.List.copyOf(fallbacks);
+            fallbacks = List.copyOf(fallbacks);
         }
     }
 
@@ -92,7 +97,7 @@ public final class Providers {
         if (!node.isObject()) {
             throw new ConfigException(file + ": 'aliases' must be a mapping of model names to lists of provider ids");
         }
-        for (java.util.Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> alias = it.next();
             String path = "aliases." + alias.getKey();
             if (!alias.getKey().matches("[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}")) {
@@ -103,7 +108,7 @@ public final class Providers {
                 throw new ConfigException(file + ": " + path + " must be a non-empty list of provider ids, the "
                         + "target first");
             }
-            java.util.List<String> chain = new java.util.ArrayList<>();
+            List<String> chain = new ArrayList<>();
             for (JsonNode id : list) {
                 if (!id.isTextual() || !byId.containsKey(id.asText())) {
                     throw new ConfigException(file + ": " + path + ": '" + id.asText() + "' is not a provider of "
@@ -126,7 +131,7 @@ public final class Providers {
 
     /** Every alias, in the file's order. */
     public Map<String, Route> aliases() {
-        return java.util.Collections.unmodifiableMap(aliases);
+        return Collections.unmodifiableMap(aliases);
     }
 
     private static ProviderConfig parse(Path file, JsonNode node, String path, Map<String, String> env) {
@@ -187,9 +192,9 @@ public final class Providers {
             throw new ConfigException(file + ": " + path + " must be a mapping with allowed_fails, window and"
                     + " duration");
         }
-        for (java.util.Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
+        for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
             String name = names.next();
-            if (!java.util.Set.of("allowed_fails", "window", "duration").contains(name)) {
+            if (!Set.of("allowed_fails", "window", "duration").contains(name)) {
                 throw new ConfigException(file + ": " + path + "." + name + " is not a cool-down setting; expected "
                         + "allowed_fails, window or duration");
             }
@@ -217,9 +222,9 @@ public final class Providers {
             throw new ConfigException(file + ": " + path + " must be a mapping with max_attempts, initial_backoff and"
                     + " max_backoff");
         }
-        for (java.util.Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
+        for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
             String name = names.next();
-            if (!java.util.Set.of("max_attempts", "initial_backoff", "max_backoff").contains(name)) {
+            if (!Set.of("max_attempts", "initial_backoff", "max_backoff").contains(name)) {
                 throw new ConfigException(file + ": " + path + "." + name + " is not a retry setting; expected "
                         + "max_attempts, initial_backoff or max_backoff");
             }
@@ -242,9 +247,9 @@ public final class Providers {
         if (!node.isObject()) {
             throw new ConfigException(file + ": " + path + " must be a mapping with input, output and cached_input");
         }
-        for (java.util.Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
+        for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
             String name = names.next();
-            if (!java.util.Set.of("input", "output", "cached_input").contains(name)) {
+            if (!Set.of("input", "output", "cached_input").contains(name)) {
                 throw new ConfigException(file + ": " + path + "." + name + " is not a price; expected input, output"
                         + " or cached_input (US dollars per million tokens)");
             }

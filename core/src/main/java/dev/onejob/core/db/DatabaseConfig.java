@@ -7,6 +7,7 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Where the ledger lives. {@code DATABASE_URL} accepts a JDBC URL ({@code jdbc:postgresql://host:port/db}) or the
@@ -53,7 +54,7 @@ public record DatabaseConfig(String jdbcUrl, String user, String password, int p
             throw new IllegalArgumentException("DATABASE_URL must be jdbc:postgresql://... or postgres://..., got "
                     + redact(jdbcUrl));
         }
-        java.util.Objects.requireNonNull(timeouts, "timeouts");
+        Objects.requireNonNull(timeouts, "timeouts");
         if (poolSize < 1) {
             throw new IllegalArgumentException("DATABASE_POOL_SIZE must be at least 1, got " + poolSize);
         }

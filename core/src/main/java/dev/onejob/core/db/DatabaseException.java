@@ -1,6 +1,7 @@
 package dev.onejob.core.db;
 
 import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
 
 /** A database failure no store could turn into an answer: the database is down, or an invariant broke. */
 public final class DatabaseException extends RuntimeException {
@@ -21,7 +22,7 @@ public final class DatabaseException extends RuntimeException {
      */
     public static boolean isUnavailable(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof java.sql.SQLTransientConnectionException) {
+            if (t instanceof SQLTransientConnectionException) {
                 return true;
             }
             if (t instanceof SQLException sql && sql.getSQLState() != null) {

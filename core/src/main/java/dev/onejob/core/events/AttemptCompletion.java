@@ -6,6 +6,7 @@ import dev.onejob.core.billing.Usage;
 import dev.onejob.core.json.Json;
 import java.math.BigDecimal;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.Objects;
 import java.util.UUID;
 
@@ -139,7 +140,7 @@ public record AttemptCompletion(UUID attemptId, UUID jobId, Outcome outcome, Jso
                     optionalText(node, "provider_request_id"), node.path("latency_ms").asLong(0),
                     Instant.parse(requiredText(node, "completed_at")), Usage.fromJson(node.get("usage")),
                     Fields.optionalDecimal(node, "cost_usd"), optionalUuid(node, "start_token"));
-        } catch (IllegalArgumentException | java.time.format.DateTimeParseException e) {
+        } catch (IllegalArgumentException | DateTimeParseException e) {
             throw new IllegalArgumentException("not a valid attempt completion: " + e.getMessage(), e);
         }
     }

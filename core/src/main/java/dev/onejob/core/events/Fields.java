@@ -2,6 +2,7 @@ package dev.onejob.core.events;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.UUID;
@@ -73,7 +74,7 @@ final class Fields {
     }
 
     /** An exact decimal (a cost), or null when the field is absent or null; anything but a number is refused. */
-    static java.math.BigDecimal optionalDecimal(JsonNode node, String field) {
+    static BigDecimal optionalDecimal(JsonNode node, String field) {
         JsonNode value = node.get(field);
         if (value == null || value.isNull()) {
             return null;
@@ -85,7 +86,7 @@ final class Fields {
     }
 
     /** Writes {@code value} as a JSON number, or null. */
-    static void putNumber(ObjectNode node, String field, java.math.BigDecimal value) {
+    static void putNumber(ObjectNode node, String field, BigDecimal value) {
         if (value == null) {
             node.putNull(field);
         } else {

@@ -3,6 +3,7 @@ package dev.onejob.core.http;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
@@ -32,7 +33,7 @@ final class BodyReader implements Runnable {
     private final long timeoutNanos;
     private final long minRate;
     private final Scheduler scheduler;
-    private final java.util.function.BiConsumer<byte[], Long> onBody;
+    private final BiConsumer<byte[], Long> onBody;
     private final Consumer<String> onStalled;
     private final long started = System.nanoTime();
     private byte[] kept = new byte[0];
@@ -45,7 +46,7 @@ final class BodyReader implements Runnable {
     private long firstDemandNanos;
 
     private BodyReader(Request request, WebServer.Settings settings, Scheduler scheduler,
-                       java.util.function.BiConsumer<byte[], Long> onBody, Consumer<String> onStalled) {
+                       BiConsumer<byte[], Long> onBody, Consumer<String> onStalled) {
         this.request = request;
         this.limit = settings.maxBodyBytes();
         this.timeoutNanos = settings.bodyTimeout().toNanos();
@@ -62,7 +63,7 @@ final class BodyReader implements Runnable {
      * already, otherwise on a server thread when its last byte arrives.
      */
     static void read(Request request, WebServer.Settings settings, Scheduler scheduler,
-                     java.util.function.BiConsumer<byte[], Long> onBody, Consumer<String> onStalled) {
+                     BiConsumer<byte[], Long> onBody, Consumer<String> onStalled) {
         long declared = request.getLength();
         if (declared > settings.maxBodyBytes() + DRAIN) {
             // Too large to drain: the route refuses it from its Content-Length, and the connection is closed.

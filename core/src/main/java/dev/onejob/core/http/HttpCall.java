@@ -2,6 +2,7 @@ package dev.onejob.core.http;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.List;
 
 /**
  * One HTTP request and its answer, as a handler sees them: what {@link WebServer} hands every route. Header values
@@ -22,7 +23,7 @@ public interface HttpCall {
     String header(String name);
 
     /** Every value of a request header, in the order sent (empty when there is none). */
-    java.util.List<String> headers(String name);
+    List<String> headers(String name);
 
     /** The request body as it arrives. */
     InputStream body();

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.json.Json;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.TreeMap;
 
 /** RFC 9457 problem bodies for the answers the server itself gives, in the same shape as the API's own. */
 public final class ProblemJson {
@@ -45,7 +46,7 @@ public final class ProblemJson {
      * document lists them, and its test checks that it does.
      */
     public static Map<String, Integer> serverTypes() {
-        Map<String, Integer> types = new java.util.TreeMap<>();
+        Map<String, Integer> types = new TreeMap<>();
         SERVER.forEach((status, kind) -> types.put(TYPE_BASE + kind.type(), status));
         return types;
     }

@@ -1,16 +1,11 @@
 package dev.onejob.core.http;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.Executor;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.UriCompliance;
-import org.eclipse.jetty.io.Connection;
 import org.eclipse.jetty.server.ConnectionFactory;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
@@ -18,12 +13,12 @@ import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
-import org.eclipse.jetty.util.thread.Scheduler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,9 +30,9 @@ import org.slf4j.LoggerFactory;
  * (beyond that the kernel queues new ones until one closes); a request head larger than
  * {@link Settings#maxHeaderBytes} gets a 431. A body is read before its route runs, also without a thread
  * ({@link BodyReader}); one that does not arrive within {@link Settings#bodyTimeout}, or arrives slower than
- * {@link Settings#minBodyRate}, gets a 408 and the connection is closed. A header value with a control character is refused with a 400 before
- * any route sees it, and every answer the server gives itself (malformed HTTP, limits, timeouts, a route that failed)
- * is problem+json.
+ * {@link Settings#minBodyRate}, gets a 408 and the connection is closed. A header value with a control character is
+ * refused with a 400 before any route sees it, and every answer the server gives itself (malformed HTTP, limits,
+ * timeouts, a route that failed) is problem+json. The request-head limit is {@link StalledHeads}'.
  */
 public final class WebServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(WebServer.class);
@@ -90,23 +85,28 @@ public final class WebServer implements AutoCloseable {
     private final Server server;
     private final QueuedThreadPool pool;
     private final ServerConnector connector;
-    private final Map<Connection, Tracked> connections = new ConcurrentHashMap<>();
-    private volatile Scheduler.Task sweep;
-
-    /** A connection's state for the request-head time limit. */
-    private static final class Tracked {
-        volatile boolean inRequest;
-        /** Bytes read when the last answer was complete (0 for a new connection). */
-        volatile long bytesInAtWait;
-        /** When a sweep first saw bytes of the next request head arrive (0: none seen yet). */
-        volatile long headStartedNanos;
-    }
+    private final StalledHeads stalledHeads;
 
     private WebServer(Settings settings, HttpRoutes routes) {
         pool = new QueuedThreadPool(settings.threads() + 8, Math.min(4, settings.threads() + 2));
         pool.setName(settings.name());
         pool.setDaemon(true);
         server = new Server(pool);
+        stalledHeads = new StalledHeads(server, pool, settings);
+        connector = new ServerConnector(server, 1, 1, connectionFactories(settings));
+        connector.setHost(settings.host());
+        connector.setPort(settings.port());
+        connector.setIdleTimeout(settings.idleTimeout().toMillis());
+        connector.setAcceptQueueSize(1024);
+        connector.addBean(stalledHeads);
+        server.addConnector(connector);
+        server.addBean(new NetworkConnectionLimit(settings.maxConnections(), connector));
+        server.setErrorHandler(new ProblemErrorHandler());
+        server.setHandler(new Routes(routes, stalledHeads, settings, server));
+    }
+
+    /** HTTP/1.1 with the head limit and the URI rules the routes rely on, under TLS when the settings name it. */
+    private static ConnectionFactory[] connectionFactories(Settings settings) {
         HttpConfiguration http = new HttpConfiguration();
         http.setRequestHeaderSize(settings.maxHeaderBytes());
         // The parser's per-connection cache of header fields costs ~100 KB per open connection (a trie of char
@@ -118,45 +118,14 @@ public final class WebServer implements AutoCloseable {
         http.setUriCompliance(UriCompliance.DEFAULT.with("onejob-ids",
                 UriCompliance.Violation.AMBIGUOUS_PATH_SEPARATOR, UriCompliance.Violation.AMBIGUOUS_PATH_ENCODING,
                 UriCompliance.Violation.AMBIGUOUS_PATH_SEGMENT, UriCompliance.Violation.AMBIGUOUS_EMPTY_SEGMENT));
-        ConnectionFactory[] factories;
-        if (settings.tls() != null) {
-            http.addCustomizer(new org.eclipse.jetty.server.SecureRequestCustomizer(false));
-            HttpConnectionFactory h1 = new HttpConnectionFactory(http);
-            factories = new ConnectionFactory[] {new SslConnectionFactory(settings.tls().sslContextFactory(),
-                    h1.getProtocol()), h1};
-        } else {
-            factories = new ConnectionFactory[] {new HttpConnectionFactory(http)};
+        if (settings.tls() == null) {
+            return new ConnectionFactory[] {new HttpConnectionFactory(http)};
         }
-        connector = new ServerConnector(server, 1, 1, factories);
-        connector.setHost(settings.host());
-        connector.setPort(settings.port());
-        connector.setIdleTimeout(settings.idleTimeout().toMillis());
-        connector.setAcceptQueueSize(1024);
-        connector.addBean(new Connection.Listener() {
-            @Override
-            public void onOpened(Connection connection) {
-                // The HTTP connection only: under TLS its bytes are the decrypted ones; the TLS connection beneath
-                // it counts handshake bytes that no request head follows.
-                if (!(connection instanceof org.eclipse.jetty.io.ssl.SslConnection)) {
-                    connections.put(connection, new Tracked());
-                }
-            }
-
-            @Override
-            public void onClosed(Connection connection) {
-                connections.remove(connection);
-            }
-        });
-        server.addConnector(connector);
-        server.addBean(new NetworkConnectionLimit(settings.maxConnections(), connector));
-        server.setErrorHandler(new ProblemErrorHandler());
-        server.setHandler(new Routes(routes, connections, settings, server));
-        this.headTimeoutNanos = settings.requestHeadTimeout().toNanos();
-        this.threads = settings.threads();
+        http.addCustomizer(new SecureRequestCustomizer(false));
+        HttpConnectionFactory h1 = new HttpConnectionFactory(http);
+        return new ConnectionFactory[] {new SslConnectionFactory(settings.tls().sslContextFactory(),
+                h1.getProtocol()), h1};
     }
-
-    private final long headTimeoutNanos;
-    private final int threads;
 
     /** Starts serving; the port is known once this returns. */
     public static WebServer start(Settings settings, HttpRoutes routes) throws IOException {
@@ -169,7 +138,7 @@ public final class WebServer implements AutoCloseable {
             throw new IOException("the HTTP server " + settings.name() + " did not start on " + settings.host() + ":"
                     + settings.port() + ": " + e.getMessage(), e);
         }
-        web.scheduleSweep();
+        web.stalledHeads.start();
         return web;
     }
 
@@ -178,7 +147,7 @@ public final class WebServer implements AutoCloseable {
     }
 
     /** The server's threads, for work a route finishes later ({@link HttpCall#later}). */
-    public java.util.concurrent.Executor executor() {
+    public Executor executor() {
         return pool;
     }
 
@@ -189,74 +158,13 @@ public final class WebServer implements AutoCloseable {
 
     /** Connections open now. */
     public int openConnections() {
-        return connections.size();
-    }
-
-    private void scheduleSweep() {
-        long every = Math.max(100, Math.min(1000, TimeUnit.NANOSECONDS.toMillis(headTimeoutNanos) / 2));
-        sweep = server.getScheduler().schedule(() -> {
-            try {
-                sweepStalledHeads();
-            } finally {
-                if (server.isRunning()) {
-                    scheduleSweep();
-                }
-            }
-        }, every, TimeUnit.MILLISECONDS);
-    }
-
-    /**
-     * Answers 408 and closes every connection that sent part of a request head (bytes since its last answer) but no
-     * whole head within the time limit: a slow-loris client that trickles bytes would defeat the idle timeout.
-     */
-    private void sweepStalledHeads() {
-        // A server whose threads are all busy reads heads late itself: a head that waits then is not the client's
-        // stall, and answering it 408 would refuse a request the client sent whole.
-        if (pool.getQueueSize() > threads) {
-            return;
-        }
-        long now = System.nanoTime();
-        for (Map.Entry<Connection, Tracked> entry : connections.entrySet()) {
-            Connection connection = entry.getKey();
-            Tracked tracked = entry.getValue();
-            if (tracked.inRequest || connection.getBytesIn() <= tracked.bytesInAtWait) {
-                continue;
-            }
-            // Timed from the first sweep that saw the head's bytes (within a sweep's period of their arrival),
-            // not from the last answer: a keep-alive connection may idle long before its next request.
-            if (tracked.headStartedNanos == 0) {
-                tracked.headStartedNanos = now;
-                continue;
-            }
-            if (now - tracked.headStartedNanos < headTimeoutNanos) {
-                continue;
-            }
-            connections.remove(connection);
-            log.info("event=http_request_head_timeout remote={} bytes_in={}",
-                    connection.getEndPoint().getRemoteSocketAddress(), connection.getBytesIn());
-            byte[] body = ProblemJson.forStatus(408, "the request head did not arrive within "
-                    + TimeUnit.NANOSECONDS.toMillis(headTimeoutNanos) + " ms");
-            byte[] head = ("HTTP/1.1 408 Request Timeout\r\nContent-Type: " + ProblemJson.CONTENT_TYPE
-                    + "\r\nContent-Length: " + body.length + "\r\nConnection: close\r\n\r\n")
-                    .getBytes(StandardCharsets.US_ASCII);
-            // Written to the socket directly, then the socket closed: closing the connection instead would have
-            // Jetty answer the half-read request a second time (a 500 for the early end of its stream).
-            var endPoint = connection.getEndPoint();
-            try {
-                endPoint.write(Callback.from(endPoint::close, failure -> endPoint.close()), ByteBuffer.wrap(head),
-                        ByteBuffer.wrap(body));
-            } catch (RuntimeException e) {
-                endPoint.close();
-            }
-        }
+        return stalledHeads.open();
     }
 
     @Override
     public void close() {
         try {
-            if (sweep != null) {
-                sweep.cancel();
-            }
+            stalledHeads.stop();
             server.stop();
         } catch (Exception e) {
             log.warn("event=http_server_stop_failed error=\"{}\"", e.toString());
@@ -269,31 +177,20 @@ public final class WebServer implements AutoCloseable {
      */
     private static final class Routes extends Handler.Abstract {
         private final HttpRoutes routes;
-        private final Map<Connection, Tracked> connections;
+        private final StalledHeads stalledHeads;
         private final Settings settings;
         private final Server server;
 
-        Routes(HttpRoutes routes, Map<Connection, Tracked> connections, Settings settings, Server server) {
+        Routes(HttpRoutes routes, StalledHeads stalledHeads, Settings settings, Server server) {
             this.routes = routes;
-            this.connections = connections;
+            this.stalledHeads = stalledHeads;
             this.settings = settings;
             this.server = server;
         }
 
         @Override
         public boolean handle(Request request, Response response, Callback callback) {
-            Connection connection = request.getConnectionMetaData().getConnection();
-            Tracked tracked = connections.get(connection);
-            Callback done = callback;
-            if (tracked != null) {
-                tracked.inRequest = true;
-                tracked.headStartedNanos = 0;
-                done = Callback.from(callback, () -> {
-                    tracked.bytesInAtWait = connection.getBytesIn();
-                    tracked.headStartedNanos = 0;
-                    tracked.inRequest = false;
-                });
-            }
+            Callback done = stalledHeads.track(request.getConnectionMetaData().getConnection(), callback);
             JettyCall call = new JettyCall(request, response, done);
             String refused = controlCharacter(request.getHeaders());
             if (refused != null) {

@@ -1,19 +1,14 @@
 package dev.onejob.core.json;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Deque;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * What a caller's or a contract's JSON Schema must be before it is compiled: one self-contained draft 2020-12
@@ -28,6 +23,7 @@ import java.util.regex.Pattern;
  * <li>a {@code pattern} or a {@code patternProperties} name that RE2 cannot run in linear time;
  * <li>a document past {@link #MAX_BYTES}, {@link #MAX_NODES}, {@link #MAX_DEPTH} or {@link #MAX_PATTERNS_SIZE}.
  * </ul>
+ * The references and anchors are kept, resolved and checked for endless loops by {@link SchemaReferences}.
  */
 final class UntrustedSchemaCheck {
     /**
@@ -62,18 +58,8 @@ final class UntrustedSchemaCheck {
     /** The keywords whose schemas apply to the same value as their own (the others descend into its parts). */
     private static final Set<String> IN_PLACE = Set.of("allOf", "anyOf", "oneOf", "not", "if", "then", "else",
             "dependentSchemas", "dependencies");
-    private static final Pattern ANCHOR = Pattern.compile("[A-Za-z_][-A-Za-z0-9._]*");
 
-    private record Reference(String holder, String pointer, String value) {
-    }
-
-    private record Edge(String to, Reference via) {
-    }
-
-    private final Set<String> schemas = new HashSet<>();
-    private final Map<String, String> anchors = new HashMap<>();
-    private final List<Reference> references = new ArrayList<>();
-    private final Map<String, List<Edge>> inPlace = new HashMap<>();
+    private final SchemaReferences references = new SchemaReferences();
     private long patternsSize;
 
     private UntrustedSchemaCheck() {
@@ -93,8 +79,8 @@ final class UntrustedSchemaCheck {
         }
         UntrustedSchemaCheck walk = new UntrustedSchemaCheck();
         walk.schema(schema, "", 0);
-        walk.resolveReferences();
-        walk.refuseEndlessLoops();
+        walk.references.resolve();
+        walk.references.refuseEndlessLoops();
     }
 
     private static void countNodes(JsonNode schema) {
@@ -115,7 +101,7 @@ final class UntrustedSchemaCheck {
             throw new SchemaRefusedException(pointer, pointer + ": schemas are nested more than " + MAX_DEPTH
                     + " deep, the bound for a schema");
         }
-        schemas.add(pointer);
+        references.schema(pointer);
         for (Iterator<Map.Entry<String, JsonNode>> fields = node.fields(); fields.hasNext(); ) {
             Map.Entry<String, JsonNode> field = fields.next();
             String keyword = field.getKey();
@@ -123,7 +109,7 @@ final class UntrustedSchemaCheck {
             keyword(keyword, field.getValue(), pointer, at);
             for (Map.Entry<String, JsonNode> child : subschemas(keyword, field.getValue(), at).entrySet()) {
                 if (IN_PLACE.contains(keyword)) {
-                    inPlace.computeIfAbsent(pointer, p -> new ArrayList<>()).add(new Edge(child.getKey(), null));
+                    references.inPlace(pointer, child.getKey());
                 }
                 schema(child.getValue(), child.getKey(), depth + 1);
             }
@@ -132,7 +118,7 @@ final class UntrustedSchemaCheck {
 
     private void keyword(String keyword, JsonNode value, String holder, String at) {
         switch (keyword) {
-            case "$ref", "$dynamicRef", "$recursiveRef" -> reference(keyword, value, holder, at);
+            case "$ref", "$dynamicRef", "$recursiveRef" -> references.reference(keyword, value, holder, at);
             case "$id" -> throw SchemaRefusedException.at(at, value, "$id moves the base "
                     + "that references resolve against; a schema here is one document without $id, whose parts "
                     + "are referred to as \"#/$defs/name\"");
@@ -143,7 +129,7 @@ final class UntrustedSchemaCheck {
                             + "\" (or none)");
                 }
             }
-            case "$anchor", "$dynamicAnchor" -> anchor(value, holder, at);
+            case "$anchor", "$dynamicAnchor" -> references.anchor(value, holder, at);
             case "pattern" -> {
                 if (value.isTextual()) {
                     pattern(value.textValue(), at);
@@ -181,33 +167,6 @@ final class UntrustedSchemaCheck {
         return node.isObject() || node.isBoolean();
     }
 
-    private void reference(String keyword, JsonNode value, String holder, String at) {
-        if (!value.isTextual()) {
-            throw SchemaRefusedException.at(at, value, keyword + " must be a string");
-        }
-        String ref = value.textValue();
-        if (keyword.equals("$recursiveRef") && !ref.equals("#")) {
-            throw SchemaRefusedException.at(at, ref, "$recursiveRef may only be \"#\"");
-        }
-        if (!ref.startsWith("#")) {
-            throw SchemaRefusedException.at(at, ref, "only references inside this schema are allowed (\"#/$defs/"
-                    + "name\", \"#/properties/name\", \"#anchor\"); onejob never fetches a schema");
-        }
-        references.add(new Reference(holder, at, ref));
-    }
-
-    private void anchor(JsonNode value, String holder, String at) {
-        if (!value.isTextual() || !ANCHOR.matcher(value.textValue()).matches()) {
-            throw SchemaRefusedException.at(at, value, "an anchor is a name of letters, digits, '-', '_' and '.', "
-                    + "starting with a letter or '_'");
-        }
-        String earlier = anchors.putIfAbsent(value.textValue(), holder);
-        if (earlier != null && !earlier.equals(holder)) {
-            throw SchemaRefusedException.at(at, value.textValue(), "the anchor is declared twice (also at "
-                    + SchemaRefusedException.shown(earlier) + ")");
-        }
-    }
-
     private void pattern(String regex, String at) {
         try {
             LinearRegex.compile(regex);
@@ -219,96 +178,6 @@ final class UntrustedSchemaCheck {
             throw SchemaRefusedException.at(at, regex, "the schema's patterns together expand to more than "
                     + MAX_PATTERNS_SIZE + " instructions, the bound for a schema");
         }
-    }
-
-    /** Every reference names a schema or an anchor of this document, and adds an in-place edge to it. */
-    private void resolveReferences() {
-        for (Reference ref : references) {
-            String fragment = ref.value().substring(1);
-            String target;
-            if (fragment.isEmpty() || fragment.startsWith("/")) {
-                target = percentDecoded(fragment, ref);
-                if (!schemas.contains(target)) {
-                    throw SchemaRefusedException.at(ref.pointer(), ref.value(), "it does not point at a schema "
-                            + "inside this document");
-                }
-            } else {
-                target = anchors.get(fragment);
-                if (target == null) {
-                    throw SchemaRefusedException.at(ref.pointer(), ref.value(), "no $anchor or $dynamicAnchor of "
-                            + "this document has that name");
-                }
-            }
-            inPlace.computeIfAbsent(ref.holder(), p -> new ArrayList<>()).add(new Edge(target, ref));
-        }
-    }
-
-    /**
-     * A schema that reaches itself through references and in-place keywords ({@code allOf}, {@code not}, ...)
-     * without descending into the value would be applied to it forever: the validator's stack overflows.
-     */
-    private void refuseEndlessLoops() {
-        Map<String, Boolean> finished = new HashMap<>();
-        for (String start : schemas) {
-            visit(start, finished, new ArrayDeque<>());
-        }
-    }
-
-    private void visit(String pointer, Map<String, Boolean> finished, Deque<Edge> path) {
-        Boolean done = finished.get(pointer);
-        if (done != null) {
-            if (!done) {
-                throw loop(pointer, path);
-            }
-            return;
-        }
-        finished.put(pointer, false);
-        for (Edge edge : inPlace.getOrDefault(pointer, List.of())) {
-            path.push(edge);
-            visit(edge.to(), finished, path);
-            path.pop();
-        }
-        finished.put(pointer, true);
-    }
-
-    private static SchemaRefusedException loop(String pointer, Deque<Edge> path) {
-        Reference culprit = null;
-        for (Edge edge : path) { // newest first: the loop's edges come before any that led to it
-            if (edge.via() != null) {
-                culprit = edge.via();
-                break;
-            }
-        }
-        String at = culprit == null ? pointer : culprit.pointer();
-        return SchemaRefusedException.at(at, culprit == null ? "" : culprit.value(), "it makes the schema at "
-                + SchemaRefusedException.shown(pointer) + " apply itself to the same value again without end (a "
-                + "reference must descend into a property or an item before it comes back)");
-    }
-
-    private static String percentDecoded(String fragment, Reference ref) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        for (int i = 0; i < fragment.length(); i += Character.charCount(fragment.codePointAt(i))) {
-            int c = fragment.codePointAt(i);
-            if (c == '%') {
-                int value = i + 2 < fragment.length() ? hex(fragment.charAt(i + 1), fragment.charAt(i + 2)) : -1;
-                if (value < 0) {
-                    throw SchemaRefusedException.at(ref.pointer(), ref.value(), "a '%' must be followed by two hex "
-                            + "digits");
-                }
-                bytes.write(value);
-                i += 2;
-            } else {
-                byte[] encoded = Character.toString(c).getBytes(StandardCharsets.UTF_8);
-                bytes.write(encoded, 0, encoded.length);
-            }
-        }
-        return bytes.toString(StandardCharsets.UTF_8);
-    }
-
-    private static int hex(char high, char low) {
-        int h = Character.digit(high, 16);
-        int l = Character.digit(low, 16);
-        return h < 0 || l < 0 ? -1 : h * 16 + l;
     }
 
     private static String escape(String name) {

@@ -9,6 +9,8 @@ public final class Groups {
     public static final String INGEST = "ingest-service";
     /** The attempt workers' group on {@code attempt-commands}. */
     public static final String WORKER = "attempt-worker";
+    /** The attempt workers' group on {@code certification-commands}: each request is run by one worker. */
+    public static final String CERTIFIER = "attempt-worker-certifier";
     /**
      * The reconcilers' group on {@code attempt-completions}; also the prefix of their transactional ids, of the race
      * statistics' Streams application id and of that application's internal topics.

@@ -3,6 +3,7 @@ package dev.onejob.core.kafka;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.json.Json;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
@@ -13,7 +14,7 @@ import org.apache.kafka.common.serialization.Serializer;
 public final class JsonSerde implements Serde<JsonNode> {
     @Override
     public Serializer<JsonNode> serializer() {
-        return (topic, value) -> value == null ? null : Json.write(value).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        return (topic, value) -> value == null ? null : Json.write(value).getBytes(StandardCharsets.UTF_8);
     }
 
     @Override

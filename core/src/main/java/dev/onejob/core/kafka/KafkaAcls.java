@@ -23,10 +23,11 @@ import org.apache.kafka.common.resource.ResourceType;
  * {@code allow.everyone.if.no.acl.found=false}).
  * <ul>
  *   <li>ingest reads the job-request topics (the shared one and every producer's own), writes their answers and
- *       dead letters, relays the outbox (attempt commands, results, race records) and reads {@code job-results} for
+ *       dead letters, relays the outbox (attempt and certification commands, results, race records) and reads {@code job-results} for
  *       the waiting HTTP requests;</li>
  *   <li>workers read {@code attempt-commands} and write completions (and the commands' dead letters): no other
- *       principal may write {@code attempt-completions};</li>
+ *       principal may write {@code attempt-completions}; they also read {@code certification-commands} (they alone
+ *       call providers, certification's golden calls included);</li>
  *   <li>reconcilers read completions, relay the outbox, and own their Streams application's topics;</li>
  *   <li>analysts read {@code race-audit} and its statistics, with groups named {@code <user>.} anything;</li>
  *   <li>each producer writes only its own {@code principal.<user>.job-requests} and reads only its own answers.</li>
@@ -35,17 +36,38 @@ import org.apache.kafka.common.resource.ResourceType;
  */
 public final class KafkaAcls {
     private static final List<String> OUTBOX_TOPICS = List.of(Topics.ATTEMPT_COMMANDS.name(),
-            Topics.JOB_RESULTS.name(), Topics.RACE_AUDIT.name());
+            Topics.JOB_RESULTS.name(), Topics.RACE_AUDIT.name(), Topics.CERTIFICATION_COMMANDS.name());
 
     private KafkaAcls() {
     }
 
     public static List<AclBinding> bindings(KafkaPrincipals principals) {
         List<AclBinding> acls = new ArrayList<>();
+        ingest(acls, principals);
+        worker(acls, principals.services().worker());
+        reconciler(acls, principals.services().reconciler());
+        for (String analyst : principals.analysts()) {
+            for (String topic : List.of(Topics.RACE_AUDIT.name(), Topics.RACE_AUDIT_STATS.name())) {
+                allow(acls, analyst, topic(topic), AclOperation.READ, AclOperation.DESCRIBE);
+            }
+            allow(acls, analyst, prefixed(ResourceType.GROUP, analyst + "."), AclOperation.READ,
+                    AclOperation.DESCRIBE);
+        }
+        for (String producer : principals.producers().keySet()) {
+            allow(acls, producer, topic(KafkaPrincipals.requestTopic(producer)), AclOperation.WRITE,
+                    AclOperation.DESCRIBE);
+            allow(acls, producer, topic(KafkaPrincipals.outcomesTopic(producer)), AclOperation.READ,
+                    AclOperation.DESCRIBE);
+            allow(acls, producer, prefixed(ResourceType.GROUP, producer + "."), AclOperation.READ,
+                    AclOperation.DESCRIBE);
+        }
+        return List.copyOf(acls);
+    }
+
+    private static void ingest(List<AclBinding> acls, KafkaPrincipals principals) {
+        String ingest = principals.services().ingest();
         Set<String> described = new LinkedHashSet<>(KafkaTopics.allNames());
         described.addAll(principals.producerTopics());
-
-        String ingest = principals.services().ingest();
         for (String topic : described) {
             allow(acls, ingest, topic(topic), AclOperation.DESCRIBE, AclOperation.DESCRIBE_CONFIGS);
         }
@@ -62,8 +84,9 @@ public final class KafkaAcls {
         allow(acls, ingest, topic(Topics.ATTEMPT_CHUNKS.name()), AclOperation.READ);
         // The HTTP front door's backlog figure: the workers' committed offsets on attempt-commands.
         allow(acls, ingest, group(Groups.WORKER), AclOperation.DESCRIBE);
+    }
 
-        String worker = principals.services().worker();
+    private static void worker(List<AclBinding> acls, String worker) {
         for (String topic : KafkaTopics.allNames()) {
             allow(acls, worker, topic(topic), AclOperation.DESCRIBE, AclOperation.DESCRIBE_CONFIGS);
         }
@@ -72,8 +95,13 @@ public final class KafkaAcls {
         allow(acls, worker, topic(Topics.ATTEMPT_COMPLETIONS.name()), AclOperation.WRITE);
         allow(acls, worker, topic(Topics.ATTEMPT_CHUNKS.name()), AclOperation.WRITE);
         allow(acls, worker, topic(Topics.ATTEMPT_COMMANDS_DLQ.name()), AclOperation.WRITE);
+        // Certification is the workers' work: they alone hold the providers' keys.
+        allow(acls, worker, topic(Topics.CERTIFICATION_COMMANDS.name()), AclOperation.READ);
+        allow(acls, worker, group(Groups.CERTIFIER), AclOperation.READ, AclOperation.DESCRIBE);
+        allow(acls, worker, topic(Topics.CERTIFICATION_COMMANDS_DLQ.name()), AclOperation.WRITE);
+    }
 
-        String reconciler = principals.services().reconciler();
+    private static void reconciler(List<AclBinding> acls, String reconciler) {
         for (String topic : KafkaTopics.allNames()) {
             allow(acls, reconciler, topic(topic), AclOperation.DESCRIBE, AclOperation.DESCRIBE_CONFIGS);
         }
@@ -89,24 +117,6 @@ public final class KafkaAcls {
                 AclOperation.DESCRIBE);
         allow(acls, reconciler, prefixed(ResourceType.TOPIC, Groups.RECONCILER), AclOperation.ALL);
         outboxRelay(acls, reconciler);
-
-        for (String analyst : principals.analysts()) {
-            for (String topic : List.of(Topics.RACE_AUDIT.name(), Topics.RACE_AUDIT_STATS.name())) {
-                allow(acls, analyst, topic(topic), AclOperation.READ, AclOperation.DESCRIBE);
-            }
-            allow(acls, analyst, prefixed(ResourceType.GROUP, analyst + "."), AclOperation.READ,
-                    AclOperation.DESCRIBE);
-        }
-
-        for (String producer : principals.producers().keySet()) {
-            allow(acls, producer, topic(KafkaPrincipals.requestTopic(producer)), AclOperation.WRITE,
-                    AclOperation.DESCRIBE);
-            allow(acls, producer, topic(KafkaPrincipals.outcomesTopic(producer)), AclOperation.READ,
-                    AclOperation.DESCRIBE);
-            allow(acls, producer, prefixed(ResourceType.GROUP, producer + "."), AclOperation.READ,
-                    AclOperation.DESCRIBE);
-        }
-        return List.copyOf(acls);
     }
 
     /** Creates the bindings (creating an existing binding again changes nothing); the admin must be a super user. */

@@ -5,6 +5,7 @@ import dev.onejob.core.config.ConfigException;
 import dev.onejob.core.config.ConfigFiles;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -72,27 +73,43 @@ public final class KafkaPrincipals {
         this.analysts = List.copyOf(analysts);
         Map<String, Set<String>> copy = new LinkedHashMap<>();
         producers.forEach((name, owners) -> copy.put(name,
-                java.util.Collections.unmodifiableSet(new LinkedHashSet<>(owners))));
-        this.producers = java.util.Collections.unmodifiableMap(copy);
+                Collections.unmodifiableSet(new LinkedHashSet<>(owners))));
+        this.producers = Collections.unmodifiableMap(copy);
     }
 
     public static KafkaPrincipals load(Path file) {
-        java.util.Optional<JsonNode> sections = ConfigFiles.sections(file,
+        Optional<JsonNode> sections = ConfigFiles.sections(file,
                 List.of("owner_from", "services", "analysts", "producers"));
         if (sections.isEmpty()) {
             return NONE;
         }
         JsonNode root = sections.get();
-        OwnerFrom ownerFrom = OwnerFrom.RECORD;
-        if (root.hasNonNull("owner_from")) {
-            String text = root.get("owner_from").asText("");
-            ownerFrom = switch (text) {
-                case "record" -> OwnerFrom.RECORD;
-                case "principal" -> OwnerFrom.PRINCIPAL;
-                default -> throw new ConfigException(file + ": owner_from must be record or principal, not '" + text
-                        + "'");
-            };
+        KafkaPrincipals principals = new KafkaPrincipals(ownerFrom(file, root), services(file, root),
+                analysts(file, root), producers(file, root));
+        Set<String> seen = new LinkedHashSet<>();
+        for (String name : principals.allNames()) {
+            if (!seen.add(name)) {
+                throw new ConfigException(file + ": '" + name + "' is named twice; each service, analyst and"
+                        + " producer needs its own principal, or its permissions would be the union of both");
+            }
         }
+        return principals;
+    }
+
+    private static OwnerFrom ownerFrom(Path file, JsonNode root) {
+        if (!root.hasNonNull("owner_from")) {
+            return OwnerFrom.RECORD;
+        }
+        String text = root.get("owner_from").asText("");
+        return switch (text) {
+            case "record" -> OwnerFrom.RECORD;
+            case "principal" -> OwnerFrom.PRINCIPAL;
+            default -> throw new ConfigException(file + ": owner_from must be record or principal, not '" + text
+                    + "'");
+        };
+    }
+
+    private static Services services(Path file, JsonNode root) {
         JsonNode services = root.get("services");
         if (services != null && !services.isNull() && !services.isObject()) {
             throw new ConfigException(file + ": 'services' must map ingest, worker and reconciler to user names");
@@ -107,9 +124,12 @@ public final class KafkaPrincipals {
             }
         }
         Services defaults = NONE.services;
-        Services named = new Services(name(file, services, "ingest", defaults.ingest()),
+        return new Services(name(file, services, "ingest", defaults.ingest()),
                 name(file, services, "worker", defaults.worker()),
                 name(file, services, "reconciler", defaults.reconciler()));
+    }
+
+    private static List<String> analysts(Path file, JsonNode root) {
         List<String> analysts = new ArrayList<>();
         JsonNode list = root.get("analysts");
         if (list != null && !list.isNull()) {
@@ -118,38 +138,35 @@ public final class KafkaPrincipals {
             }
             list.forEach(node -> analysts.add(checked(file, "analysts", node.asText(""))));
         }
+        return analysts;
+    }
+
+    private static Map<String, Set<String>> producers(Path file, JsonNode root) {
         Map<String, Set<String>> producers = new LinkedHashMap<>();
         JsonNode map = root.get("producers");
-        if (map != null && !map.isNull()) {
-            if (!map.isObject()) {
-                throw new ConfigException(file + ": 'producers' must map user names to the owners each may submit for");
+        if (map == null || map.isNull()) {
+            return producers;
+        }
+        if (!map.isObject()) {
+            throw new ConfigException(file + ": 'producers' must map user names to the owners each may submit for");
+        }
+        map.fields().forEachRemaining(entry -> {
+            String producer = checked(file, "producers", entry.getKey());
+            if (!entry.getValue().isArray() || entry.getValue().isEmpty()) {
+                throw new ConfigException(file + ": producers." + producer + " must be a non-empty list of owner"
+                        + " ids");
             }
-            map.fields().forEachRemaining(entry -> {
-                String producer = checked(file, "producers", entry.getKey());
-                if (!entry.getValue().isArray() || entry.getValue().isEmpty()) {
-                    throw new ConfigException(file + ": producers." + producer + " must be a non-empty list of owner"
-                            + " ids");
+            Set<String> owners = new LinkedHashSet<>();
+            entry.getValue().forEach(owner -> {
+                if (!owner.isTextual() || owner.asText().isEmpty()) {
+                    throw new ConfigException(file + ": producers." + producer + " lists an owner that is not a"
+                            + " non-empty string");
                 }
-                Set<String> owners = new LinkedHashSet<>();
-                entry.getValue().forEach(owner -> {
-                    if (!owner.isTextual() || owner.asText().isEmpty()) {
-                        throw new ConfigException(file + ": producers." + producer + " lists an owner that is not a"
-                                + " non-empty string");
-                    }
-                    owners.add(owner.asText());
-                });
-                producers.put(producer, owners);
+                owners.add(owner.asText());
             });
-        }
-        KafkaPrincipals principals = new KafkaPrincipals(ownerFrom, named, analysts, producers);
-        Set<String> seen = new LinkedHashSet<>();
-        for (String name : principals.allNames()) {
-            if (!seen.add(name)) {
-                throw new ConfigException(file + ": '" + name + "' is named twice; each service, analyst and"
-                        + " producer needs its own principal, or its permissions would be the union of both");
-            }
-        }
-        return principals;
+            producers.put(producer, owners);
+        });
+        return producers;
     }
 
     private static String name(Path file, JsonNode services, String field, String fallback) {

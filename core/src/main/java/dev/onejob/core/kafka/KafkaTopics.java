@@ -3,6 +3,7 @@ package dev.onejob.core.kafka;
 import dev.onejob.core.config.ConfigException;
 import dev.onejob.core.config.Env;
 import dev.onejob.core.config.Settings;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -37,7 +38,7 @@ public final class KafkaTopics {
     /** What a topic carrying a job request (the request itself, or an attempt command that quotes it) must accept. */
     static final int REQUEST_TOPIC_MAX_MESSAGE_BYTES = KafkaConfig.MAX_REQUEST_RECORD_BYTES + 64 * 1024;
     /** How long {@code attempt-chunks} keeps a piece of a streamed answer. */
-    static final java.time.Duration CHUNK_RETENTION = java.time.Duration.ofHours(1);
+    static final Duration CHUNK_RETENTION = Duration.ofHours(1);
     private static final Set<String> REQUEST_TOPICS = Set.of(Topics.JOB_REQUESTS.name(), Topics.JOB_REQUESTS_DLQ.name(),
             Topics.ATTEMPT_COMMANDS.name(), Topics.ATTEMPT_COMMANDS_DLQ.name());
     /** What a topic carrying an answer (a completion, a job's result) must accept: the largest answer and more. */

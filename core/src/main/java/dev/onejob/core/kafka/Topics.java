@@ -29,6 +29,11 @@ public final class Topics {
             new Topic<>("attempt-completions.dlq", Serdes.ByteArray(), Serdes.ByteArray());
     /** Pieces of streamed answers, key job id: a live view for the drop-in streams, kept an hour. */
     public static final Topic<String, JsonNode> ATTEMPT_CHUNKS = json("attempt-chunks");
+    /** One command per certification request, key request id: the workers run certifications. */
+    public static final Topic<String, JsonNode> CERTIFICATION_COMMANDS = json("certification-commands");
+    /** Certification commands a worker could not read, with the reason in headers. */
+    public static final Topic<byte[], byte[]> CERTIFICATION_COMMANDS_DLQ =
+            new Topic<>("certification-commands.dlq", Serdes.ByteArray(), Serdes.ByteArray());
     /** One record per finished job, key job id. */
     public static final Topic<String, JsonNode> JOB_RESULTS = json("job-results");
     /** One record per discarded result, key job id. */
@@ -38,7 +43,7 @@ public final class Topics {
 
     public static final List<Topic<?, ?>> ALL = List.of(JOB_REQUESTS, JOB_REQUESTS_DLQ, JOB_REQUEST_OUTCOMES,
             ATTEMPT_COMMANDS, ATTEMPT_COMMANDS_DLQ, ATTEMPT_COMPLETIONS, ATTEMPT_COMPLETIONS_DLQ, ATTEMPT_CHUNKS, JOB_RESULTS,
-            RACE_AUDIT, RACE_AUDIT_STATS);
+            RACE_AUDIT, RACE_AUDIT_STATS, CERTIFICATION_COMMANDS, CERTIFICATION_COMMANDS_DLQ);
 
     private Topics() {
     }

@@ -5,11 +5,15 @@ import dev.onejob.core.db.Database;
 import dev.onejob.core.db.DatabaseException;
 import java.math.BigDecimal;
 import java.sql.Connection;
+import java.sql.Date;
 import java.sql.SQLException;
+import java.sql.Timestamp;
 import java.time.LocalDate;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import org.slf4j.Logger;
@@ -156,8 +160,8 @@ public final class BillingStore {
                     row.getString("provider"), row.getString("model"), AttemptStatus.valueOf(row.getString("status")),
                     row.getString("provider_request_id"), billed ? new Usage(input, row.getLong("output_tokens"),
                     row.getLong("cached_input_tokens")) : null, row.getBigDecimal("cost_usd"));
-        }, provider, java.sql.Timestamp.from(from.atStartOfDay(java.time.ZoneOffset.UTC).toInstant()),
-                java.sql.Timestamp.from(to.atStartOfDay(java.time.ZoneOffset.UTC).toInstant())));
+        }, provider, Timestamp.from(from.atStartOfDay(ZoneOffset.UTC).toInstant()),
+                Timestamp.from(to.atStartOfDay(ZoneOffset.UTC).toInstant())));
     }
 
     /** The dimensions a usage report can be grouped by, with their {@code usage_daily} columns. */
@@ -171,7 +175,7 @@ public final class BillingStore {
         }
 
         public String wireName() {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 
@@ -204,7 +208,7 @@ public final class BillingStore {
             }
             return new UsageRow(group, row.getLong("calls"), row.getLong("input_tokens"), row.getLong("output_tokens"),
                     row.getLong("cached_input_tokens"), row.getBigDecimal("cost_usd"), row.getLong("unpriced_calls"));
-        }, java.sql.Date.valueOf(from), java.sql.Date.valueOf(to), ownerId, ownerId));
+        }, Date.valueOf(from), Date.valueOf(to), ownerId, ownerId));
     }
 
     /** What {@code ownerId} was billed on UTC days [{@code from}, {@code to}), in US dollars. */

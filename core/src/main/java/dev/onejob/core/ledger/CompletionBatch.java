@@ -11,13 +11,16 @@ import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.Topics;
 import dev.onejob.core.outbox.OutboxStore;
 import java.nio.charset.StandardCharsets;
+import java.sql.Array;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -30,8 +33,8 @@ import java.util.UUID;
  * follow in one read and one multi-row insert. An answer that did not win is a lost race or a redelivery, told apart
  * under its job's lock ({@link #recordLoss}); those are the exception, one at a time.
  *
- * <p>Owned by {@link LedgerStore}, which splits a poll into such sets, owns the transactions and the fallback when
- * PostgreSQL refuses a set.
+ * <p>Owned by {@link AttemptCompletions}, which splits a poll into such sets, owns the transactions and the fallback
+ * when PostgreSQL refuses a set.
  */
 final class CompletionBatch {
     /**
@@ -105,7 +108,7 @@ final class CompletionBatch {
             requestIds[i] = answer.providerRequestId();
             startTokens[i] = answer.startToken();
         }
-        if (java.util.Set.of(jobIds).size() != n) {
+        if (Set.of(jobIds).size() != n) {
             throw new IllegalArgumentException("one set of answers names a job twice; apply them in turn");
         }
         List<Swap> swaps = LedgerSql.queryList(connection, COMPLETE_ALL_IF_UNCLAIMED, Swap::of,
@@ -138,7 +141,7 @@ final class CompletionBatch {
     /** One row of the compare-and-swap's answer. */
     private record Swap(int index, UUID attemptJobId, String attemptProvider, AttemptStatus attemptStatus,
                         boolean ownStart, boolean won, boolean marked) {
-        static Swap of(java.sql.ResultSet row) throws SQLException {
+        static Swap of(ResultSet row) throws SQLException {
             String status = row.getString("attempt_status");
             return new Swap(row.getInt("n") - 1, row.getObject("attempt_job_id", UUID.class),
                     row.getString("attempt_provider"), status == null ? null : AttemptStatus.valueOf(status),
@@ -171,7 +174,7 @@ final class CompletionBatch {
         if (jobIds.isEmpty()) {
             return;
         }
-        java.sql.Array ids = connection.createArrayOf("uuid", jobIds.toArray());
+        Array ids = connection.createArrayOf("uuid", jobIds.toArray());
         Map<UUID, List<Attempt>> attempts = new HashMap<>();
         for (Attempt attempt : LedgerSql.queryList(connection, SELECT_ATTEMPTS_OF_JOBS, LedgerRows::attempt, ids)) {
             attempts.computeIfAbsent(attempt.jobId(), id -> new ArrayList<>()).add(attempt);

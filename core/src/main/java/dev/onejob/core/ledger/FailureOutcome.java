@@ -1,5 +1,6 @@
 package dev.onejob.core.ledger;
 
+import java.time.Duration;
 import java.util.UUID;
 
 /**
@@ -8,7 +9,7 @@ import java.util.UUID;
  */
 public sealed interface FailureOutcome {
     /** A definite refusal: a new attempt on the same provider, which may not start before {@code next.notBefore()}. */
-    record RetryScheduled(UUID failedAttemptId, Attempt next, java.time.Duration backoff) implements FailureOutcome {
+    record RetryScheduled(UUID failedAttemptId, Attempt next, Duration backoff) implements FailureOutcome {
     }
 
     record FailedOver(UUID failedAttemptId, Attempt next) implements FailureOutcome {

@@ -2,6 +2,7 @@ package dev.onejob.core.ledger;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
@@ -13,7 +14,7 @@ public record Job(UUID id, String ownerId, String idempotencyKey, String request
 
     /** Target first, then the fallbacks in the order the caller allowed them. */
     public List<String> providerChain() {
-        var chain = new java.util.ArrayList<String>(1 + fallbackProviders.size());
+        var chain = new ArrayList<String>(1 + fallbackProviders.size());
         chain.add(targetProvider);
         chain.addAll(fallbackProviders);
         return chain;

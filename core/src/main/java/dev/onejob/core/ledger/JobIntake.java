@@ -7,6 +7,7 @@ import dev.onejob.core.events.AttemptCommand;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.Topics;
 import dev.onejob.core.outbox.OutboxStore;
+import java.math.BigDecimal;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -14,8 +15,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -33,7 +36,7 @@ import java.util.UUID;
  * refuse is deleted before anything else refers to it and answered OverLimit.
  *
  * <p>Rows are inserted in (owner, key) order, so two batches that share keys take their locks in the same order.
- * Owned by {@link LedgerStore}, which owns the transaction and the fallback when PostgreSQL refuses a batch.
+ * Owned by {@link JobSubmissions}, which owns the transaction and the fallback when PostgreSQL refuses a batch.
  */
 final class JobIntake {
     private static final String INSERT_JOBS_IF_ABSENT = """
@@ -69,84 +72,127 @@ final class JobIntake {
 
     /** The outcome of each job, in the order given: Created, Replayed or Conflict. */
     static List<SubmitOutcome> submit(Connection connection, List<NewJob> jobs) throws SQLException {
-        Integer[] order = new Integer[jobs.size()];
-        Arrays.setAll(order, i -> i);
-        Arrays.sort(order, Comparator.comparing((Integer i) -> jobs.get(i).ownerId())
-                .thenComparing(i -> jobs.get(i).idempotencyKey()));
-        int n = jobs.size();
-        UUID[] ids = new UUID[n];
-        String[] owners = new String[n];
-        String[] keys = new String[n];
-        String[] fingerprints = new String[n];
-        String[] requests = new String[n];
-        String[] contracts = new String[n];
-        String[] targets = new String[n];
-        String[] fallbacks = new String[n];
-        java.math.BigDecimal[] reserved = new java.math.BigDecimal[n];
-        String[] fingerprintOf = new String[n];
-        for (int k = 0; k < n; k++) {
-            NewJob job = jobs.get(order[k]);
-            ids[k] = UUID.randomUUID();
-            owners[k] = job.ownerId();
-            keys[k] = job.idempotencyKey();
-            fingerprints[k] = job.fingerprint();
-            fingerprintOf[order[k]] = fingerprints[k];
-            requests[k] = Json.write(job.request());
-            contracts[k] = job.contract();
-            targets[k] = job.targetProvider();
-            fallbacks[k] = Json.write(Json.MAPPER.valueToTree(job.fallbackProviders()));
-            reserved[k] = limited(job) ? job.budget().reservationUsd() : null;
-        }
-        Map<UUID, Job> created = new HashMap<>();
-        for (Job job : LedgerSql.queryList(connection, INSERT_JOBS_IF_ABSENT, LedgerRows::job, array(connection,
-                "uuid", ids), array(connection, "text", owners), array(connection, "text", keys),
-                array(connection, "text", fingerprints), array(connection, "text", requests),
-                array(connection, "text", contracts), array(connection, "text", targets),
-                array(connection, "text", fallbacks), array(connection, "numeric", reserved))) {
-            created.put(job.id(), job);
-        }
-        Map<UUID, SubmitOutcome.OverLimit> refused = overLimit(connection, jobs, order, ids, created);
+        Columns rows = Columns.of(jobs);
+        Map<UUID, Job> created = insertJobs(connection, rows);
+        Map<UUID, SubmitOutcome.OverLimit> refused = overLimit(connection, jobs, rows.order, rows.ids, created);
         refused.keySet().forEach(created::remove);
         // A key sent twice in this batch whose first request was refused: the second gets the same answer.
         Map<String, SubmitOutcome.OverLimit> refusedKeys = new HashMap<>();
-        for (int k = 0; k < n && !refused.isEmpty(); k++) {
-            if (refused.containsKey(ids[k])) {
-                refusedKeys.put(owners[k] + "\u0000" + keys[k], refused.get(ids[k]));
+        for (int k = 0; k < rows.ids.length && !refused.isEmpty(); k++) {
+            if (refused.containsKey(rows.ids[k])) {
+                refusedKeys.put(rows.ownerKey(k), refused.get(rows.ids[k]));
             }
         }
-        Map<String, Job> existing = existing(connection, ids, owners, keys, created, refused.keySet());
+        Map<String, Job> existing = existing(connection, rows.ids, rows.owners, rows.keys, created,
+                refused.keySet());
         Map<UUID, String> firstProviders = new HashMap<>();
-        for (int k = 0; k < n; k++) {
-            firstProviders.put(ids[k], jobs.get(order[k]).firstProvider());
+        for (int k = 0; k < rows.ids.length; k++) {
+            firstProviders.put(rows.ids[k], jobs.get(rows.order[k]).firstProvider());
         }
         Map<UUID, Attempt> firstAttempts = firstAttempts(connection, created, firstProviders);
-
-        SubmitOutcome[] outcomes = new SubmitOutcome[n];
-        for (int k = 0; k < n; k++) {
-            int i = order[k];
-            Job job = created.get(ids[k]);
-            if (refused.containsKey(ids[k])) {
-                outcomes[i] = refused.get(ids[k]);
-                continue;
-            }
-            if (job != null) {
-                outcomes[i] = new SubmitOutcome.Created(job, firstAttempts.get(job.id()));
-                continue;
-            }
-            Job holder = existing.get(owners[k] + "\u0000" + keys[k]);
-            if (holder == null && refusedKeys.containsKey(owners[k] + "\u0000" + keys[k])) {
-                outcomes[i] = refusedKeys.get(owners[k] + "\u0000" + keys[k]);
-                continue;
-            }
-            if (holder == null) {
-                // The key's holder moved between the insert's snapshot and the lookup's (archived, or its tombstone
-                // expired): the whole submission is tried again, as a serialization failure is.
-                throw new SQLException("the holder of a key of " + owners[k] + " moved during the intake", "40001");
-            }
-            outcomes[i] = holder.requestFingerprint().equals(fingerprintOf[i]) ? new SubmitOutcome.Replayed(holder)
-                    : new SubmitOutcome.Conflict(holder.id(), holder.requestFingerprint());
+        SubmitOutcome[] outcomes = new SubmitOutcome[rows.ids.length];
+        for (int k = 0; k < rows.ids.length; k++) {
+            outcomes[rows.order[k]] = outcome(rows, k, created, refused, refusedKeys, existing, firstAttempts);
         }
         return List.of(outcomes);
+    }
+
+    /**
+     * The jobs of a batch as the insert's columns, in (owner, key) order; {@code order[k]} is the position in the
+     * batch of row {@code k}, and {@code fingerprintOf} is by position in the batch.
+     */
+    private static final class Columns {
+        final Integer[] order;
+        final UUID[] ids;
+        final String[] owners;
+        final String[] keys;
+        final String[] fingerprints;
+        final String[] requests;
+        final String[] contracts;
+        final String[] targets;
+        final String[] fallbacks;
+        final BigDecimal[] reserved;
+        final String[] fingerprintOf;
+
+        private Columns(int n) {
+            order = new Integer[n];
+            ids = new UUID[n];
+            owners = new String[n];
+            keys = new String[n];
+            fingerprints = new String[n];
+            requests = new String[n];
+            contracts = new String[n];
+            targets = new String[n];
+            fallbacks = new String[n];
+            reserved = new BigDecimal[n];
+            fingerprintOf = new String[n];
+        }
+
+        static Columns of(List<NewJob> jobs) {
+            int n = jobs.size();
+            Columns c = new Columns(n);
+            Arrays.setAll(c.order, i -> i);
+            Arrays.sort(c.order, Comparator.comparing((Integer i) -> jobs.get(i).ownerId())
+                    .thenComparing(i -> jobs.get(i).idempotencyKey()));
+            for (int k = 0; k < n; k++) {
+                NewJob job = jobs.get(c.order[k]);
+                c.ids[k] = UUID.randomUUID();
+                c.owners[k] = job.ownerId();
+                c.keys[k] = job.idempotencyKey();
+                c.fingerprints[k] = job.fingerprint();
+                c.fingerprintOf[c.order[k]] = c.fingerprints[k];
+                c.requests[k] = Json.write(job.request());
+                c.contracts[k] = job.contract();
+                c.targets[k] = job.targetProvider();
+                c.fallbacks[k] = Json.write(Json.MAPPER.valueToTree(job.fallbackProviders()));
+                c.reserved[k] = limited(job) ? job.budget().reservationUsd() : null;
+            }
+            return c;
+        }
+
+        /** Row {@code k}'s owner NUL key (NUL cannot be in either). */
+        String ownerKey(int k) {
+            return owners[k] + "\u0000" + keys[k];
+        }
+    }
+
+    /** The jobs the insert created (the others' keys were held already), by id. */
+    private static Map<UUID, Job> insertJobs(Connection connection, Columns rows) throws SQLException {
+        Map<UUID, Job> created = new HashMap<>();
+        for (Job job : LedgerSql.queryList(connection, INSERT_JOBS_IF_ABSENT, LedgerRows::job, array(connection,
+                "uuid", rows.ids), array(connection, "text", rows.owners), array(connection, "text", rows.keys),
+                array(connection, "text", rows.fingerprints), array(connection, "text", rows.requests),
+                array(connection, "text", rows.contracts), array(connection, "text", rows.targets),
+                array(connection, "text", rows.fallbacks), array(connection, "numeric", rows.reserved))) {
+            created.put(job.id(), job);
+        }
+        return created;
+    }
+
+    /** The answer to row {@code k}: refused, created, or by fingerprint against the job holding its key. */
+    private static SubmitOutcome outcome(Columns rows, int k, Map<UUID, Job> created,
+                                         Map<UUID, SubmitOutcome.OverLimit> refused,
+                                         Map<String, SubmitOutcome.OverLimit> refusedKeys, Map<String, Job> existing,
+                                         Map<UUID, Attempt> firstAttempts) throws SQLException {
+        if (refused.containsKey(rows.ids[k])) {
+            return refused.get(rows.ids[k]);
+        }
+        Job job = created.get(rows.ids[k]);
+        if (job != null) {
+            return new SubmitOutcome.Created(job, firstAttempts.get(job.id()));
+        }
+        Job holder = existing.get(rows.ownerKey(k));
+        if (holder == null && refusedKeys.containsKey(rows.ownerKey(k))) {
+            return refusedKeys.get(rows.ownerKey(k));
+        }
+        if (holder == null) {
+            // The key's holder moved between the insert's snapshot and the lookup's (archived, or its tombstone
+            // expired): the whole submission is tried again, as a serialization failure is.
+            throw new SQLException("the holder of a key of " + rows.owners[k] + " moved during the intake", "40001");
+        }
+        String fingerprint = rows.fingerprintOf[rows.order[k]];
+        return holder.requestFingerprint().equals(fingerprint) ? new SubmitOutcome.Replayed(holder)
+                : new SubmitOutcome.Conflict(holder.id(), holder.requestFingerprint());
     }
 
     private static boolean limited(NewJob job) {
@@ -172,7 +218,7 @@ final class JobIntake {
 
     /** The jobs holding the keys whose insert did nothing, by owner NUL key (NUL cannot be in either). */
     private static Map<String, Job> existing(Connection connection, UUID[] ids, String[] owners, String[] keys,
-                                             Map<UUID, Job> created, java.util.Set<UUID> refused)
+                                             Map<UUID, Job> created, Set<UUID> refused)
             throws SQLException {
         List<String> lookOwners = new ArrayList<>();
         List<String> lookKeys = new ArrayList<>();
@@ -190,7 +236,7 @@ final class JobIntake {
                 array(connection, "text", lookOwners.toArray()), array(connection, "text", lookKeys.toArray()))) {
             byKey.put(job.ownerId() + "\u0000" + job.idempotencyKey(), job);
         }
-        if (byKey.size() < new java.util.HashSet<>(zip(lookOwners, lookKeys)).size()) {
+        if (byKey.size() < new HashSet<>(zip(lookOwners, lookKeys)).size()) {
             // Some keys are held by tombstones: their jobs are archived, and answer replays from there.
             for (Job job : LedgerSql.queryList(connection, SELECT_ARCHIVED_JOBS_BY_KEYS, LedgerRows::job,
                     array(connection, "text", lookOwners.toArray()), array(connection, "text", lookKeys.toArray()))) {

@@ -4,19 +4,15 @@ import static dev.onejob.core.ledger.LedgerRows.ATTEMPT_COLUMNS;
 import static dev.onejob.core.ledger.LedgerRows.JOB_COLUMNS;
 
 import dev.onejob.core.db.Database;
-import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -25,41 +21,29 @@ import java.util.UUID;
 
 /**
  * The ledger's read side for people: jobs found by filters, the UNKNOWN queue, lost races, a provider's recent
- * failures, and the histories that waiting requests and event streams follow. Read-only; {@link LedgerStore} owns
- * every write. Lists are keyset-paginated ({@link Page#nextCursor}), and each query shape has an index (V014), which
- * {@code LedgerQueriesPlanIT} shows on a million jobs.
+ * failures, and the histories that waiting requests and event streams follow. Read-only; the {@link Ledger} owns
+ * every write. Lists are keyset-paginated ({@link Page#nextCursor}, a {@link PageCursor}), and each query shape has
+ * an index (V014), which {@code LedgerQueriesPlanIT} shows on a million jobs. This class runs the lists; the
+ * histories come from {@link JobHistories} and the operators' numbers from {@link LedgerStats}.
  */
 public final class LedgerQueries {
     private static final String JOB_SUMMARY_COLUMNS =
             "id, owner_id, idempotency_key, status, contract, target_provider, created_at, updated_at, finished_at";
     private static final String ATTEMPTS_WITH_OWNER = "SELECT " + prefixed("a.", ATTEMPT_COLUMNS)
             + ", j.owner_id, j.idempotency_key FROM attempts a JOIN jobs j ON j.id = a.job_id";
-    static final String SELECT_JOBS_BY_IDS = "SELECT " + JOB_COLUMNS + " FROM jobs WHERE id = ANY(?)";
-    static final String SELECT_ATTEMPTS_OF_JOBS =
-            "SELECT " + ATTEMPT_COLUMNS + " FROM attempts WHERE job_id = ANY(?) ORDER BY job_id, number";
-    static final String SELECT_OPERATOR_ACTIONS_OF_JOBS = """
-            SELECT job_id, attempt_id, actor, action, reason, created_at FROM operator_actions
-            WHERE job_id = ANY(?) ORDER BY job_id, id""";
     private static final String SELECT_ATTEMPTS_BY_IDS =
             "SELECT " + ATTEMPT_COLUMNS + " FROM attempts WHERE id = ANY(?)";
-    static final String SELECT_RECENT_FAILURES = "SELECT " + ATTEMPT_COLUMNS + """
-             FROM attempts WHERE status = 'FAILED' AND provider = ? AND finished_at > ?
-            ORDER BY finished_at DESC LIMIT ?""";
-    static final String SELECT_OWNERS_RECENT_FAILURES = "SELECT " + prefixed("a.", ATTEMPT_COLUMNS) + """
-             FROM attempts a JOIN jobs j ON j.id = a.job_id
-            WHERE a.status = 'FAILED' AND a.provider = ? AND a.finished_at > ? AND j.owner_id = ?
-            ORDER BY a.finished_at DESC LIMIT ?""";
-    static final String COUNT_UNKNOWN = """
-            SELECT count(*), coalesce(extract(epoch FROM now() - min(unknown_at)), 0)
-            FROM attempts WHERE status = 'UNKNOWN'""";
-
     /** The most a page holds. */
     public static final int MAX_LIMIT = 500;
 
     private final Database database;
+    private final JobHistories histories;
+    private final LedgerStats stats;
 
     public LedgerQueries(Database database) {
         this.database = database;
+        this.histories = new JobHistories(database);
+        this.stats = new LedgerStats(database);
     }
 
     /** A page of a list, and the cursor of the next page (null on the last). */
@@ -99,7 +83,7 @@ public final class LedgerQueries {
         Statement statement = jobsStatement(filter, limit, cursor);
         List<JobSummary> rows = database.inTransaction(connection ->
                 LedgerSql.queryList(connection, statement.sql(), LedgerQueries::summary, statement.args()));
-        return page(rows, limit, last -> encode(last.createdAt(), last.id()));
+        return PageCursor.page(rows, limit, last -> PageCursor.encode(last.createdAt(), last.id()));
     }
 
     /** The statement {@link #jobs} runs: fixed fragments for the filters present, every value a bind parameter. */
@@ -133,7 +117,7 @@ public final class LedgerQueries {
             args.add(filter.keyPrefix());
             args.add(filter.keyPrefix() + '\u007f');
         }
-        Optional<Cursor> after = Cursor.decode(cursor);
+        Optional<PageCursor> after = PageCursor.decode(cursor);
         if (after.isPresent()) {
             sql.append(" AND (created_at, id) < (?, ?)");
             args.add(time(after.get().at()));
@@ -154,7 +138,8 @@ public final class LedgerQueries {
         List<OwnedAttempt> rows = database.inTransaction(connection -> LedgerSql.queryList(connection,
                 statement.sql(), row -> new OwnedAttempt(LedgerRows.attempt(row), row.getString("owner_id"),
                         row.getString("idempotency_key")), statement.args()));
-        return page(rows, limit, last -> encode(since(status, last.attempt()), last.attempt().id()));
+        return PageCursor.page(rows, limit, last -> PageCursor.encode(since(status, last.attempt()),
+                last.attempt().id()));
     }
 
     Statement liveAttemptsStatement(AttemptStatus status, Duration olderThan, String ownerId, int limit,
@@ -174,7 +159,7 @@ public final class LedgerQueries {
             sql.append(" AND j.owner_id = ?");
             args.add(ownerId);
         }
-        Optional<Cursor> after = Cursor.decode(cursor);
+        Optional<PageCursor> after = PageCursor.decode(cursor);
         if (after.isPresent()) {
             sql.append(" AND (a.").append(column).append(", a.id) > (?, ?)");
             args.add(time(after.get().at()));
@@ -197,13 +182,14 @@ public final class LedgerQueries {
             Map<UUID, Attempt> winners = new HashMap<>();
             if (!winnerIds.isEmpty()) {
                 for (Attempt winner : LedgerSql.queryList(connection, SELECT_ATTEMPTS_BY_IDS, LedgerRows::attempt,
-                        uuids(connection, winnerIds))) {
+                        JobHistories.uuids(connection, winnerIds))) {
                     winners.put(winner.id(), winner);
                 }
             }
             List<Race> races = losers.stream().map(l -> new Race(l.attempt(),
                     l.winner() == null ? null : winners.get(l.winner()), l.ownerId())).toList();
-            return page(races, limit, last -> encode(last.loser().updatedAt(), last.loser().id()));
+            return PageCursor.page(races, limit, last -> PageCursor.encode(last.loser().updatedAt(),
+                    last.loser().id()));
         });
     }
 
@@ -219,7 +205,7 @@ public final class LedgerQueries {
             sql.append(" AND j.owner_id = ?");
             args.add(ownerId);
         }
-        Optional<Cursor> after = Cursor.decode(cursor);
+        Optional<PageCursor> after = PageCursor.decode(cursor);
         if (after.isPresent()) {
             sql.append(" AND (a.updated_at, a.id) > (?, ?)");
             args.add(time(after.get().at()));
@@ -230,14 +216,9 @@ public final class LedgerQueries {
         return new Statement(sql.toString(), args.toArray());
     }
 
-    /** A provider's failed attempts since {@code since}, newest first. */
     /** A provider's latest failures since {@code since}: of every owner's jobs, or of {@code owner}'s when not null. */
     public List<Attempt> recentFailures(String provider, String owner, Instant since, int limit) {
-        return database.inTransaction(connection -> owner == null
-                ? LedgerSql.queryList(connection, SELECT_RECENT_FAILURES, LedgerRows::attempt, provider, time(since),
-                        limit)
-                : LedgerSql.queryList(connection, SELECT_OWNERS_RECENT_FAILURES, LedgerRows::attempt, provider,
-                        time(since), owner, limit));
+        return stats.recentFailures(provider, owner, since, limit);
     }
 
     /** UNKNOWN attempts open now, and how long the oldest has been UNKNOWN. */
@@ -245,41 +226,12 @@ public final class LedgerQueries {
     }
 
     public UnknownCount unknownCount() {
-        return database.inTransaction(connection -> LedgerSql.queryOne(connection, COUNT_UNKNOWN,
-                row -> new UnknownCount(row.getLong(1), row.getDouble(2))).orElseThrow());
+        return stats.unknownCount();
     }
 
     /** The histories of {@code jobIds} that exist, in three statements however many jobs are asked for. */
     public Map<UUID, JobHistory> histories(Collection<UUID> jobIds) {
-        if (jobIds.isEmpty()) {
-            return Map.of();
-        }
-        return database.inTransaction(connection -> {
-            // One snapshot for all three reads, so an attempt and its job are seen at the same moment.
-            LedgerSql.update(connection, "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
-            List<UUID> ids = List.copyOf(jobIds);
-            Map<UUID, Job> jobs = new LinkedHashMap<>();
-            for (Job job : LedgerSql.queryList(connection, SELECT_JOBS_BY_IDS, LedgerRows::job, uuids(connection,
-                    ids))) {
-                jobs.put(job.id(), job);
-            }
-            Map<UUID, List<Attempt>> attempts = new HashMap<>();
-            for (Attempt a : LedgerSql.queryList(connection, SELECT_ATTEMPTS_OF_JOBS, LedgerRows::attempt,
-                    uuids(connection, ids))) {
-                attempts.computeIfAbsent(a.jobId(), k -> new ArrayList<>()).add(a);
-            }
-            Map<UUID, List<OperatorAction>> actions = new HashMap<>();
-            for (OperatorAction action : LedgerSql.queryList(connection, SELECT_OPERATOR_ACTIONS_OF_JOBS,
-                    row -> new OperatorAction(row.getObject("job_id", UUID.class), row.getObject("attempt_id",
-                            UUID.class), row.getString("actor"), row.getString("action"), row.getString("reason"),
-                            row.getTimestamp("created_at").toInstant()), uuids(connection, ids))) {
-                actions.computeIfAbsent(action.jobId(), k -> new ArrayList<>()).add(action);
-            }
-            Map<UUID, JobHistory> histories = new HashMap<>();
-            jobs.forEach((id, job) -> histories.put(id, new JobHistory(job, attempts.getOrDefault(id, List.of()),
-                    actions.getOrDefault(id, List.of()))));
-            return histories;
-        });
+        return histories.histories(jobIds);
     }
 
     public Optional<JobHistory> history(UUID jobId) {
@@ -290,72 +242,33 @@ public final class LedgerQueries {
     record Statement(String sql, Object[] args) {
     }
 
-    /** A keyset position: the sort time and id of the last row of a page. */
-    record Cursor(Instant at, UUID id) {
-        /** The cursor a client sent back, or empty when it sent none; a cursor that is not ours is refused. */
-        static Optional<Cursor> decode(String text) {
-            if (text == null || text.isEmpty()) {
-                return Optional.empty();
-            }
-            String[] parts;
-            try {
-                parts = new String(Base64.getUrlDecoder().decode(text), StandardCharsets.US_ASCII).split("/", -1);
-                if (parts.length == 2) {
-                    long micros = Long.parseLong(parts[0]);
-                    return Optional.of(new Cursor(Instant.EPOCH.plus(micros, ChronoUnit.MICROS),
-                            UUID.fromString(parts[1])));
-                }
-            } catch (IllegalArgumentException e) {
-                // falls through to the refusal
-            }
-            throw new IllegalArgumentException("the cursor is not one this server gave out");
-        }
-    }
-
     /** Whether {@code cursor} is one {@link #jobs} and the other lists accept. */
     public static boolean validCursor(String cursor) {
         try {
-            Cursor.decode(cursor);
+            PageCursor.decode(cursor);
             return true;
         } catch (IllegalArgumentException e) {
             return false;
         }
     }
 
-    private static String encode(Instant at, UUID id) {
-        long micros = ChronoUnit.MICROS.between(Instant.EPOCH, at);
-        return Base64.getUrlEncoder().withoutPadding().encodeToString((micros + "/" + id)
-                .getBytes(StandardCharsets.US_ASCII));
-    }
-
     private static Instant since(AttemptStatus status, Attempt attempt) {
         return status == AttemptStatus.UNKNOWN ? attempt.unknownAt() : attempt.startedAt();
     }
 
-    private static <T> Page<T> page(List<T> rows, int limit, java.util.function.Function<T, String> cursorOf) {
-        if (rows.size() <= limit) {
-            return new Page<>(rows, null);
-        }
-        List<T> items = rows.subList(0, limit);
-        return new Page<>(List.copyOf(items), cursorOf.apply(items.get(limit - 1)));
-    }
-
-    private static JobSummary summary(java.sql.ResultSet row) throws SQLException {
+    private static JobSummary summary(ResultSet row) throws SQLException {
         return new JobSummary(row.getObject("id", UUID.class), row.getString("owner_id"),
                 row.getString("idempotency_key"), JobStatus.valueOf(row.getString("status")),
                 row.getString("contract"), row.getString("target_provider"), LedgerRows.instant(row, "created_at"),
                 LedgerRows.instant(row, "updated_at"), LedgerRows.instant(row, "finished_at"));
     }
 
-    private static OffsetDateTime time(Instant instant) {
+    static OffsetDateTime time(Instant instant) {
         return instant.atOffset(ZoneOffset.UTC);
     }
 
-    private static java.sql.Array uuids(Connection connection, List<UUID> ids) throws SQLException {
-        return connection.createArrayOf("uuid", ids.toArray());
-    }
-
-    private static String prefixed(String prefix, String columns) {
+    /** {@code columns}, a comma-separated list, each column prefixed with {@code prefix} (a table's alias). */
+    static String prefixed(String prefix, String columns) {
         StringBuilder out = new StringBuilder();
         for (String column : columns.split(",")) {
             if (out.length() > 0) {

@@ -1,14 +1,13 @@
 package dev.onejob.core.ledger;
 
+import dev.onejob.core.db.Statements;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-/** Bind-parameter helpers for the ledger's statements: one place that turns arguments into JDBC calls. */
+/** The ledger's statement helpers over {@link Statements}: at most one row, exactly one row changed. */
 final class LedgerSql {
     @FunctionalInterface
     interface RowMapper<T> {
@@ -29,20 +28,11 @@ final class LedgerSql {
 
     static <T> List<T> queryList(Connection connection, String sql, RowMapper<T> mapper, Object... args)
             throws SQLException {
-        try (PreparedStatement statement = prepare(connection, sql, args);
-             ResultSet rows = statement.executeQuery()) {
-            List<T> result = new ArrayList<>();
-            while (rows.next()) {
-                result.add(mapper.map(rows));
-            }
-            return result;
-        }
+        return Statements.queryList(connection, sql, mapper::map, args);
     }
 
     static int update(Connection connection, String sql, Object... args) throws SQLException {
-        try (PreparedStatement statement = prepare(connection, sql, args)) {
-            return statement.executeUpdate();
-        }
+        return Statements.update(connection, sql, args);
     }
 
     /** An update whose row count is an invariant: anything but one row means the ledger's rules were broken. */
@@ -51,19 +41,6 @@ final class LedgerSql {
         int rows = update(connection, sql, args);
         if (rows != 1) {
             throw new IllegalStateException(invariant + " (" + rows + " rows changed)");
-        }
-    }
-
-    private static PreparedStatement prepare(Connection connection, String sql, Object... args) throws SQLException {
-        PreparedStatement statement = connection.prepareStatement(sql);
-        try {
-            for (int i = 0; i < args.length; i++) {
-                statement.setObject(i + 1, args[i]);
-            }
-            return statement;
-        } catch (SQLException e) {
-            statement.close();
-            throw e;
         }
     }
 }

@@ -1,8 +1,9 @@
 package dev.onejob.core.ledger;
 
+import java.util.List;
 import java.util.UUID;
 
-/** What {@link LedgerStore#newAttempt} did. */
+/** What {@link JobInterventions#newAttempt} did. */
 public sealed interface NewAttemptOutcome {
     record Created(Attempt attempt) implements NewAttemptOutcome {
     }
@@ -18,6 +19,6 @@ public sealed interface NewAttemptOutcome {
     }
 
     /** The provider is neither the job's target nor one of its fallbacks. */
-    record ProviderNotAllowed(String provider, java.util.List<String> allowed) implements NewAttemptOutcome {
+    record ProviderNotAllowed(String provider, List<String> allowed) implements NewAttemptOutcome {
     }
 }

@@ -3,11 +3,13 @@ package dev.onejob.core.ledger;
 import dev.onejob.core.billing.OwnerLimits;
 import java.math.BigDecimal;
 import java.sql.Connection;
+import java.sql.Date;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 
@@ -59,7 +61,7 @@ final class OwnerBudgets {
         Object[] ownerIds = owners.keySet().toArray();
         LedgerSql.queryList(connection, LOCK_OWNERS, row -> null, connection.createArrayOf("text", ownerIds));
         Map<String, BigDecimal> committed = new HashMap<>();
-        Object[] since = owners.values().stream().map(b -> java.sql.Date.valueOf(b.periodStart())).toArray();
+        Object[] since = owners.values().stream().map(b -> Date.valueOf(b.periodStart())).toArray();
         LedgerSql.queryList(connection, SPENT_SINCE, row -> committed.put(row.getString("owner_id"),
                 row.getBigDecimal("spent")), connection.createArrayOf("text", ownerIds),
                 connection.createArrayOf("date", since));
@@ -85,7 +87,7 @@ final class OwnerBudgets {
                 refused.put(candidate.jobId(), new SubmitOutcome.OverLimit(SubmitOutcome.OverLimit.Limit.SPEND_CAP,
                         "this job may cost up to " + plain(reservation) + " USD; owner " + candidate.ownerId()
                                 + " has spent or reserved " + plain(owed) + " USD of its " + plain(limits.spendCapUsd())
-                                + " USD cap for the " + limits.period().name().toLowerCase(java.util.Locale.ROOT)
+                                + " USD cap for the " + limits.period().name().toLowerCase(Locale.ROOT)
                                 + " from " + candidate.budget().periodStart()));
             } else {
                 live.put(candidate.ownerId(), running + 1);

@@ -1,6 +1,7 @@
 package dev.onejob.core.ledger;
 
 import dev.onejob.core.db.Database;
+import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -39,7 +40,7 @@ public final class RefusalCounts {
         return database.inTransaction(connection -> {
             Map<String, Refusals> counts = new HashMap<>();
             List<Object> ignored = LedgerSql.queryList(connection, RECENT_REFUSALS, row -> {
-                java.sql.Timestamp last = row.getTimestamp("last");
+                Timestamp last = row.getTimestamp("last");
                 counts.put(row.getString("provider"), new Refusals(row.getLong("refusals"),
                         last == null ? null : last.toInstant()));
                 return null;

@@ -2,7 +2,7 @@ package dev.onejob.core.ledger;
 
 import java.util.UUID;
 
-/** What {@link LedgerStore#submit} did: the unique index on (owner_id, idempotency_key) decided. */
+/** What {@link JobSubmissions#submit} did: the unique index on (owner_id, idempotency_key) decided. */
 public sealed interface SubmitOutcome {
     /** A new job with its first attempt (and that attempt's command in the outbox). */
     record Created(Job job, Attempt firstAttempt) implements SubmitOutcome {

@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.util.Arrays;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -57,7 +58,7 @@ public final class LedgerGauges implements AutoCloseable {
                 long[] counts = new long[STATES.length];
                 try (PreparedStatement s = connection.prepareStatement(COUNT_BY_STATE); ResultSet rows = s.executeQuery()) {
                     while (rows.next()) {
-                        counts[java.util.Arrays.asList(STATES).indexOf(rows.getString(1))] = rows.getLong(2);
+                        counts[Arrays.asList(STATES).indexOf(rows.getString(1))] = rows.getLong(2);
                     }
                 }
                 for (int i = 0; i < STATES.length; i++) {

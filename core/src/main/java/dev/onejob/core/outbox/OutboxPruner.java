@@ -1,5 +1,7 @@
 package dev.onejob.core.outbox;
 
+import dev.onejob.core.config.Env;
+import dev.onejob.core.config.Settings;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.db.DatabaseException;
 import dev.onejob.core.service.Loops;
@@ -33,8 +35,8 @@ public final class OutboxPruner implements Loops.Loop {
     }
 
     /** {@code OUTBOX_RETENTION}: how long sent rows are kept, {@link #DEFAULT_RETENTION} unless set; 0s keeps them. */
-    public static Duration retention(dev.onejob.core.config.Settings settings) {
-        return settings.duration(dev.onejob.core.config.Env.OUTBOX_RETENTION, DEFAULT_RETENTION, Duration.ZERO,
+    public static Duration retention(Settings settings) {
+        return settings.duration(Env.OUTBOX_RETENTION, DEFAULT_RETENTION, Duration.ZERO,
                 Duration.ofDays(3650));
     }
 

@@ -3,6 +3,7 @@ package dev.onejob.core.outbox;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.db.DatabaseConfig;
 import dev.onejob.core.json.Json;
+import dev.onejob.core.kafka.Groups;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.service.Loops;
 import io.micrometer.core.instrument.Counter;
@@ -18,19 +19,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.InvalidRecordException;
-import org.apache.kafka.common.errors.RecordBatchTooLargeException;
-import org.apache.kafka.common.errors.RecordTooLargeException;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.postgresql.PGConnection;
 import org.slf4j.Logger;
@@ -63,10 +61,10 @@ public final class OutboxRelay implements Loops.Loop {
         Hooks NONE = new Hooks() {
         };
 
-        default void beforeKafkaCommit(List<OutboxStore.OutboxEvent> events) {
+        default void beforeKafkaCommit(List<OutboxEvent> events) {
         }
 
-        default void afterKafkaCommit(List<OutboxStore.OutboxEvent> events) {
+        default void afterKafkaCommit(List<OutboxEvent> events) {
         }
     }
 
@@ -101,12 +99,12 @@ public final class OutboxRelay implements Loops.Loop {
     /** One transactional id per relay: a restarted relay with the same id fences its dead predecessor. */
     private KafkaProducer<String, byte[]> newProducer() {
         Map<String, Object> props = kafka.producer(clientId);
-        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, dev.onejob.core.kafka.Groups.OUTBOX_RELAY_TRANSACTIONS + clientId);
+        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, Groups.OUTBOX_RELAY_TRANSACTIONS + clientId);
         props.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, TRANSACTION_TIMEOUT_MS);
         // A send gives up before its transaction could time out on the coordinator.
         props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, TRANSACTION_TIMEOUT_MS - 5_000);
         KafkaProducer<String, byte[]> created = new KafkaProducer<>(props, new StringSerializer(),
-                new org.apache.kafka.common.serialization.ByteArraySerializer());
+                new ByteArraySerializer());
         created.initTransactions();
         return created;
     }
@@ -151,12 +149,12 @@ public final class OutboxRelay implements Loops.Loop {
      */
     public int relayOnce() {
         UUID holder = UUID.randomUUID();
-        List<OutboxStore.OutboxEvent> leased = OutboxStore.lease(database, BATCH, lease, holder);
+        List<OutboxEvent> leased = OutboxLeases.lease(database, BATCH, lease, holder);
         if (leased.isEmpty()) {
             return 0;
         }
-        List<OutboxStore.OutboxEvent> toSend = new ArrayList<>(leased.size());
-        for (OutboxStore.OutboxEvent event : leased) {
+        List<OutboxEvent> toSend = new ArrayList<>(leased.size());
+        for (OutboxEvent event : leased) {
             if (event.publishAttempts() > 1 && published.contains(event)) {
                 log.info("event=outbox_already_published event_id={} action=mark_sent_without_resending",
                         event.eventId());
@@ -165,17 +163,17 @@ public final class OutboxRelay implements Loops.Loop {
             }
         }
         if (toSend.isEmpty()) {
-            return OutboxStore.markSent(database, leased, holder);
+            return OutboxLeases.markSent(database, leased, holder);
         }
         return publish(toSend, leased, holder);
     }
 
-    private int publish(List<OutboxStore.OutboxEvent> events, List<OutboxStore.OutboxEvent> leased, UUID holder) {
+    private int publish(List<OutboxEvent> events, List<OutboxEvent> leased, UUID holder) {
         List<Future<RecordMetadata>> sends = new ArrayList<>(events.size());
         boolean[] committed = {false};
         try {
             producer.beginTransaction();
-            for (OutboxStore.OutboxEvent event : events) {
+            for (OutboxEvent event : events) {
                 ProducerRecord<String, byte[]> record = new ProducerRecord<>(event.topic(), event.messageKey(),
                         Json.write(event.payload()).getBytes(StandardCharsets.UTF_8));
                 event.headers().forEach((k, v) -> record.headers().add(k, v.getBytes(StandardCharsets.UTF_8)));
@@ -184,7 +182,7 @@ public final class OutboxRelay implements Loops.Loop {
             hooks.beforeKafkaCommit(events);
             int marked = database.inTransaction(connection -> {
                 if (!committed[0]) {
-                    Set<Long> held = OutboxStore.lockHeld(connection, leased, holder);
+                    Set<Long> held = OutboxLeases.lockHeld(connection, leased, holder);
                     if (held.size() < leased.size()) {
                         throw new LeaseLost(leased.size() - held.size());
                     }
@@ -192,7 +190,7 @@ public final class OutboxRelay implements Loops.Loop {
                     committed[0] = true;
                     hooks.afterKafkaCommit(events);
                 }
-                return OutboxStore.markSent(connection, leased, holder);
+                return OutboxLeases.markSent(connection, leased, holder);
             });
             relayed.increment(events.size());
             return marked;
@@ -200,7 +198,7 @@ public final class OutboxRelay implements Loops.Loop {
             log.warn("event=outbox_lease_lost rows={} action=\"aborted; the relay that took them over publishes them\"",
                     e.rows);
             if (abortQuietly()) {
-                OutboxStore.releaseUnpublished(database, leased, holder);
+                OutboxLeases.releaseUnpublished(database, leased, holder);
             }
             return 0;
         } catch (ProducerFencedException | OutOfOrderSequenceException | AuthorizationException e) {
@@ -212,52 +210,12 @@ public final class OutboxRelay implements Loops.Loop {
             if (committed[0] || !abortQuietly()) {
                 throw e;
             }
-            int refused = 0;
-            // A send after the first refusal may have thrown at once (the transaction had failed): only sends made
-            // have a verdict, and the rows of the others are given back with the rest.
-            for (int i = 0; i < sends.size(); i++) {
-                String reason = refusal(sends.get(i));
-                if (reason == null) {
-                    continue;
-                }
-                refused++;
-                OutboxStore.OutboxEvent event = events.get(i);
-                if (OutboxStore.park(database, event, reason, holder)) {
-                    parked.increment();
-                    log.error("event=outbox_row_parked id={} topic={} key={} reason=\"{}\" action=\"set aside; the"
-                            + " rows behind it flow on; see ./onejob outbox status\"", event.id(), event.topic(),
-                            event.messageKey(), reason);
-                }
-            }
-            OutboxStore.releaseUnpublished(database, leased, holder);
+            int refused = RefusedSends.park(database, events, sends, holder, parked);
+            OutboxLeases.releaseUnpublished(database, leased, holder);
             if (refused == 0) {
                 throw e;
             }
             return refused;
-        }
-    }
-
-    /**
-     * Why the broker (or the producer) refused this send for what the record is, never worth a retry; or null (sent,
-     * pending, or failed for another reason).
-     */
-    private static String refusal(Future<RecordMetadata> send) {
-        if (!send.isDone()) {
-            return null;
-        }
-        try {
-            send.get();
-            return null;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof RecordTooLargeException || cause instanceof RecordBatchTooLargeException
-                    || cause instanceof InvalidRecordException) {
-                return cause.getClass().getSimpleName() + ": " + cause.getMessage();
-            }
-            return null;
         }
     }
 

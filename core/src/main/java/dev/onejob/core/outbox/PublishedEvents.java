@@ -34,7 +34,7 @@ final class PublishedEvents implements AutoCloseable {
         this.consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
-    boolean contains(OutboxStore.OutboxEvent event) {
+    boolean contains(OutboxEvent event) {
         int partitions = consumer.partitionsFor(event.topic()).size();
         // The producer's default partitioner: murmur2 of the key bytes.
         int partition = Utils.toPositive(Utils.murmur2(event.messageKey().getBytes(StandardCharsets.UTF_8)))

@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.LocalDate;
 import java.util.List;
 import java.util.Map;
@@ -53,8 +54,8 @@ class OwnerPoliciesTest {
                 owners:
                   alice: {key_retention: 24h}
                 """);
-        assertEquals(java.time.Duration.ofHours(24), policies.keyRetentionFor("alice"));
-        assertEquals(java.time.Duration.ofHours(48), policies.keyRetentionFor("bob"));
+        assertEquals(Duration.ofHours(24), policies.keyRetentionFor("alice"));
+        assertEquals(Duration.ofHours(48), policies.keyRetentionFor("bob"));
         assertTrue(assertThrows(ConfigException.class, () -> load("defaults: {key_retention: forever}"))
                 .getMessage().contains("defaults.key_retention"));
         assertTrue(assertThrows(ConfigException.class, () -> load("defaults: {key_retention: 0h}"))

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -71,7 +72,7 @@ class ProvidersTest {
     @Test
     void deadlinesRetriesAndAnswerSizeHaveDefaultsAndAreRead() throws IOException {
         ProviderConfig defaults = load("").find("primary").orElseThrow();
-        assertEquals(java.time.Duration.ofHours(1), defaults.maxDuration());
+        assertEquals(Duration.ofHours(1), defaults.maxDuration());
         assertEquals(RetryPolicy.DEFAULT, defaults.retry());
         assertEquals(ProviderConfig.DEFAULT_MAX_ANSWER_BYTES, defaults.maxAnswerBytes());
 
@@ -80,15 +81,15 @@ class ProvidersTest {
                     retry: {max_attempts: 3, initial_backoff: 500ms, max_backoff: 20s}
                     max_answer_bytes: 1048576
                 """).find("primary").orElseThrow();
-        assertEquals(java.time.Duration.ofMinutes(30), set.maxDuration());
-        assertEquals(new RetryPolicy(3, java.time.Duration.ofMillis(500), java.time.Duration.ofSeconds(20)),
+        assertEquals(Duration.ofMinutes(30), set.maxDuration());
+        assertEquals(new RetryPolicy(3, Duration.ofMillis(500), Duration.ofSeconds(20)),
                 set.retry());
         assertEquals(1048576, set.answerLimit(null));
         assertEquals(200_000 * ProviderConfig.BYTES_PER_TOKEN_BOUND, set.answerLimit(200_000),
                 "a call's max_tokens may allow more than the provider's bound");
         assertEquals(ProviderConfig.ANSWER_BYTES_LIMIT, set.answerLimit(10_000_000), "never past what topics carry");
         assertEquals(Cooldown.DEFAULT, set.cooldown());
-        assertEquals(new Cooldown(0, java.time.Duration.ofSeconds(30), java.time.Duration.ofMinutes(2)), load("""
+        assertEquals(new Cooldown(0, Duration.ofSeconds(30), Duration.ofMinutes(2)), load("""
                     cooldown: {allowed_fails: 0, window: 30s, duration: 2m}
                 """).find("primary").orElseThrow().cooldown());
         assertThrows(ConfigException.class, () -> load("""

@@ -5,9 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.onejob.core.config.ConfigException;
 import dev.onejob.core.json.Json;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 /** The built-in passthrough contract: its variables, its prompts, and its output schemas held to the contracts' rule. */
@@ -91,11 +94,11 @@ class PassthroughTest {
 
     @Test
     void aContractsFileMayNotTakeTheBuiltInId() throws Exception {
-        Path dir = java.nio.file.Files.createTempDirectory("contracts");
-        java.nio.file.Files.writeString(dir.resolve("mine.yaml"), java.nio.file.Files.readString(
+        Path dir = Files.createTempDirectory("contracts");
+        Files.writeString(dir.resolve("mine.yaml"), Files.readString(
                 Path.of("../config/contracts/sentiment.yaml")).replace("id: sentiment", "id: passthrough"));
 
-        var refused = org.junit.jupiter.api.Assertions.assertThrows(dev.onejob.core.config.ConfigException.class,
+        var refused = Assertions.assertThrows(ConfigException.class,
                 () -> Contracts.load(dir));
 
         assertTrue(refused.getMessage().contains("built-in passthrough"), refused.getMessage());

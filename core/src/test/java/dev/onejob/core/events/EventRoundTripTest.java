@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.function.Function;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -139,7 +140,7 @@ class EventRoundTripTest {
         assertTrue(refused.getMessage().contains(field), refused.getMessage());
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void versionOneCompletionsAndRaceAuditsStillRead() {
         // given records as version 1 wrote them: no usage, no cost
         ObjectNode completion = new AttemptCompletion(A, JOB, AttemptCompletion.Outcome.SUCCEEDED, RESULT, null, null,
@@ -159,7 +160,7 @@ class EventRoundTripTest {
         assertEquals(null, RaceAudit.fromJson(audit).losingAttempt().costUsd());
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void versionTwoCompletionsReadWithoutAStartToken() {
         ObjectNode completion = new AttemptCompletion(A, JOB, AttemptCompletion.Outcome.SUCCEEDED, RESULT, null, null,
                 "primary", "gpt-4o-mini", "req-1", 42, T, new Usage(10, 5, 0), new BigDecimal("0.01"),
@@ -172,7 +173,7 @@ class EventRoundTripTest {
         assertThrows(IllegalArgumentException.class, () -> AttemptCompletion.fromJson(completion));
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void versionThreeFailuresReadWithoutARetryHint() {
         ObjectNode completion = new AttemptCompletion(A, JOB, AttemptCompletion.Outcome.FAILED, null,
                 new AttemptCompletion.Error("http_429", "rate limited", true, true, 429, null, 2000L), null, "primary",
@@ -183,7 +184,7 @@ class EventRoundTripTest {
         assertEquals(null, AttemptCompletion.fromJson(completion).error().retryAfterMs());
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void aCompletionRefusesUsageNoProviderReports() {
         ObjectNode completion = new AttemptCompletion(A, JOB, AttemptCompletion.Outcome.SUCCEEDED, RESULT, null, null,
                 "primary", "gpt-4o-mini", "req-1", 42, T, new Usage(10, 5, 0), new BigDecimal("0.01")).toJson();

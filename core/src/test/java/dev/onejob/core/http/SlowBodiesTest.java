@@ -3,6 +3,7 @@ package dev.onejob.core.http;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.onejob.testing.Trickler;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,9 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -31,11 +30,11 @@ class SlowBodiesTest {
     private static final String HEAD = "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n";
     private final List<AutoCloseable> open = new ArrayList<>();
     private final ConcurrentLinkedQueue<String> seen = new ConcurrentLinkedQueue<>();
-    private final ScheduledExecutorService trickler = Executors.newSingleThreadScheduledExecutor();
+    private final Trickler trickler = new Trickler();
 
     @AfterEach
     void close() throws Exception {
-        trickler.shutdownNow();
+        trickler.close();
         for (AutoCloseable closeable : open) {
             closeable.close();
         }
@@ -63,14 +62,7 @@ class SlowBodiesTest {
             open.add(socket);
             socket.getOutputStream().write((HEAD + "Content-Length: 200000\r\n\r\n{").getBytes(StandardCharsets.US_ASCII));
             socket.getOutputStream().flush();
-            trickler.scheduleAtFixedRate(() -> {
-                try {
-                    socket.getOutputStream().write(' ');
-                    socket.getOutputStream().flush();
-                } catch (IOException ignored) {
-                    // closed at the end of the test
-                }
-            }, 100, 100, TimeUnit.MILLISECONDS);
+            trickler.trickle(socket);
         }
 
         // when a fresh client asks, allowing it one second
@@ -109,13 +101,7 @@ class SlowBodiesTest {
             socket.setSoTimeout(20_000);
             socket.getOutputStream().write((HEAD + "Content-Length: 100000\r\n\r\n{").getBytes(StandardCharsets.US_ASCII));
             socket.getOutputStream().flush();
-            trickler.scheduleAtFixedRate(() -> {
-                try {
-                    socket.getOutputStream().write(' ');
-                } catch (IOException ignored) {
-                    // the server closed it: the answer is read below
-                }
-            }, 100, 100, TimeUnit.MILLISECONDS);
+            trickler.trickle(socket);
             String answer = readAll(socket.getInputStream());
             assertTrue(answer.startsWith("HTTP/1.1 408 "), answer);
             assertTrue(answer.contains("slower than 1000 bytes a second"), answer);
@@ -149,8 +135,8 @@ class SlowBodiesTest {
                     .getBytes(StandardCharsets.US_ASCII));
             socket.getOutputStream().flush();
             // when its body comes a byte every 150 ms, 1.5 s in all
-            java.util.concurrent.atomic.AtomicInteger sent = new java.util.concurrent.atomic.AtomicInteger();
-            trickler.scheduleAtFixedRate(() -> {
+            AtomicInteger sent = new AtomicInteger();
+            trickler.every(150, () -> {
                 try {
                     if (sent.incrementAndGet() <= 10) {
                         socket.getOutputStream().write('x');
@@ -159,7 +145,7 @@ class SlowBodiesTest {
                 } catch (IOException ignored) {
                     // the answer is read below
                 }
-            }, 150, 150, TimeUnit.MILLISECONDS);
+            });
             String answer = readAll(socket.getInputStream());
 
             // then the route counts none of that as the server's wait (a shedding bound of 500 ms would refuse it)

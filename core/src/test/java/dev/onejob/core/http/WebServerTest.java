@@ -11,6 +11,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -26,8 +27,10 @@ import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -187,7 +190,7 @@ class WebServerTest {
         // then it is answered, and plain HTTP on the same port is not
         assertEquals(200, answer.statusCode());
         // and a TLS connection idle past the request-head time limit is not taken for a stalled head
-        try (javax.net.ssl.SSLSocket socket = (javax.net.ssl.SSLSocket) tls.getSocketFactory()
+        try (SSLSocket socket = (SSLSocket) tls.getSocketFactory()
                 .createSocket("127.0.0.1", server.port())) {
             socket.setSoTimeout(10_000);
             socket.startHandshake();
@@ -208,7 +211,7 @@ class WebServerTest {
         Path key = dir.resolve("key.pem");
         Files.writeString(cert, "not a certificate");
         Files.writeString(key, "-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END RSA PRIVATE KEY-----\n");
-        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = Assertions.assertThrows(IllegalArgumentException.class,
                 () -> new PemTls(cert, key).keyStore());
         assertTrue(e.getMessage().contains("certificate") || e.getMessage().contains("PKCS#8"), e.getMessage());
     }
@@ -245,7 +248,7 @@ class WebServerTest {
             while ((n = in.read(buffer)) >= 0) {
                 bytes.write(buffer, 0, n);
             }
-        } catch (java.net.SocketException e) {
+        } catch (SocketException e) {
             // a reset after the answer: what was read is the answer
         }
         return bytes.toString(StandardCharsets.ISO_8859_1);

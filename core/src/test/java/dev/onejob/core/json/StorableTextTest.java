@@ -3,6 +3,7 @@ package dev.onejob.core.json;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -23,7 +24,7 @@ class StorableTextTest {
 
     @Test
     void theEscapedFormIsStorableAndAsJsonTextParsesBackToTheSameValue() {
-        com.fasterxml.jackson.databind.node.ObjectNode answer = Json.object();
+        ObjectNode answer = Json.object();
         answer.put("summary", "a" + (char) 0 + "b" + (char) 0xD800 + "c 😀");
         String written = Json.write(answer);
 

@@ -10,6 +10,7 @@ import dev.onejob.core.config.Settings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,7 +43,7 @@ class KafkaSecurityTest {
         assertEquals("org.apache.kafka.common.security.scram.ScramLoginModule required username=\"ingest-service\""
                 + " password=\"s3cret\";", security.clientProperties().get("sasl.jaas.config"));
         KafkaConfig kafka = new KafkaConfig("broker:9092", 300_000, security);
-        for (Map<String, Object> client : java.util.List.of(kafka.producer("p"), kafka.consumer("g", "c"),
+        for (Map<String, Object> client : List.of(kafka.producer("p"), kafka.consumer("g", "c"),
                 kafka.admin("a"), kafka.common())) {
             assertEquals("SCRAM-SHA-512", client.get("sasl.mechanism"));
             assertEquals("broker:9092", client.get("bootstrap.servers"));

@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.onejob.core.config.ConfigException;
+import dev.onejob.testing.Await;
 import dev.onejob.testing.TestKafka;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
@@ -46,14 +48,14 @@ class KafkaTopicsIT {
             admin.incrementalAlterConfigs(Map.of(commands, List.of(new AlterConfigOp(new ConfigEntry(
                     TopicConfig.MAX_MESSAGE_BYTES_CONFIG, "1048588"), AlterConfigOp.OpType.SET)))).all().get();
             // (a broker applies a config change asynchronously: wait until it describes the small limit)
-            dev.onejob.testing.Await.until(java.time.Duration.ofSeconds(10), "the 1 MiB limit to be visible",
+            Await.until(Duration.ofSeconds(10), "the 1 MiB limit to be visible",
                     () -> "1048588".equals(limit(admin, commands)));
 
             // when a service starts
             KafkaTopics.ensure(bootstrap, KafkaTopics.allNames(), KafkaTopics.Layout.single(3));
 
             // then the limit becomes what an attempt command quoting the largest request needs
-            dev.onejob.testing.Await.until(java.time.Duration.ofSeconds(10), "the raised limit to be visible",
+            Await.until(Duration.ofSeconds(10), "the raised limit to be visible",
                     () -> Integer.toString(KafkaTopics.REQUEST_TOPIC_MAX_MESSAGE_BYTES).equals(limit(admin, commands)));
             assertEquals(Integer.toString(KafkaTopics.REQUEST_TOPIC_MAX_MESSAGE_BYTES), limit(admin, commands));
         }

@@ -27,7 +27,7 @@ class BillingStoreIT {
 
     private Attempt started(String owner) {
         Attempt attempt = ledger.submitted(owner).firstAttempt();
-        ledger.store.start(attempt.id(), LedgerFixture.SOFT_TIMEOUT);
+        ledger.store.starts().start(attempt.id(), LedgerFixture.SOFT_TIMEOUT);
         return attempt;
     }
 
@@ -50,7 +50,7 @@ class BillingStoreIT {
         // then the attempt and the owner's day count it once
         assertEquals(List.of(attempt.id()), first);
         assertEquals(List.of(), again);
-        Attempt billed = ledger.store.attempt(attempt.id()).orElseThrow();
+        Attempt billed = ledger.store.lookups().attempt(attempt.id()).orElseThrow();
         assertEquals(new Usage(1000, 50, 0), billed.usage());
         assertEquals(0, new BigDecimal("0.00018").compareTo(billed.costUsd()));
         BillingStore.UsageRow total = billing.usage(owner, today, today.plusDays(1), List.of()).get(0);
@@ -77,7 +77,7 @@ class BillingStoreIT {
 
         // then nothing was billed, and the owner's report is empty
         assertEquals(List.of(), billed);
-        assertNull(ledger.store.attempt(attempt.id()).orElseThrow().usage());
+        assertNull(ledger.store.lookups().attempt(attempt.id()).orElseThrow().usage());
         assertEquals(0, billing.usage(owner, today, today.plusDays(1), List.of()).get(0).calls());
     }
 
@@ -120,11 +120,11 @@ class BillingStoreIT {
         // given a job whose primary attempt was cancelled out of band and whose backup won
         Attempt[] ab = ledger.cancelledThenFallback();
         billing.recordAll(List.of(call(ab[1], 400, 40, "0.0072")));
-        ledger.store.complete(ab[1].jobId(), ab[1].id(), RESULT, "req-b");
+        ledger.store.completions().complete(ab[1].jobId(), ab[1].id(), RESULT, "req-b");
 
         // when the late primary answer arrives, billed, and loses
         billing.recordAll(List.of(call(ab[0], 400, 40, "0.000084")));
-        ledger.store.complete(ab[0].jobId(), ab[0].id(), RESULT, "req-a");
+        ledger.store.completions().complete(ab[0].jobId(), ab[0].id(), RESULT, "req-a");
 
         // then its race-audit record says what each side cost
         List<Map.Entry<String, JsonNode>> audits = ledger.database.inTransaction(connection ->

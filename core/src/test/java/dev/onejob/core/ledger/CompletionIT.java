@@ -36,8 +36,8 @@ class CompletionIT {
         Attempt b = ab[1];
 
         // when B answers first and A's answer arrives later
-        CompletionOutcome bOutcome = ledger.store.complete(b.jobId(), b.id(), RESULT_B, "req-b");
-        CompletionOutcome aOutcome = ledger.store.complete(a.jobId(), a.id(), RESULT_A, "req-a");
+        CompletionOutcome bOutcome = ledger.store.completions().complete(b.jobId(), b.id(), RESULT_B, "req-b");
+        CompletionOutcome aOutcome = ledger.store.completions().complete(a.jobId(), a.id(), RESULT_A, "req-a");
 
         // then B won, A lost to B and its result was discarded, not merged
         assertEquals(new CompletionOutcome.Won(b.jobId(), b.id()), bOutcome);
@@ -45,15 +45,15 @@ class CompletionIT {
         assertEquals(b.id(), lost.winner());
         assertEquals(LossReason.ATTEMPT_CANCELLED, lost.reason());
         assertTrue(lost.firstReport());
-        Job job = ledger.store.job(a.jobId()).orElseThrow();
+        Job job = ledger.store.lookups().job(a.jobId()).orElseThrow();
         assertEquals(JobStatus.SUCCEEDED, job.status());
         assertEquals(b.id(), job.completedBy());
         assertEquals(RESULT_B, job.result());
-        Attempt aAfter = ledger.store.attempt(a.id()).orElseThrow();
+        Attempt aAfter = ledger.store.lookups().attempt(a.id()).orElseThrow();
         assertEquals(AttemptStatus.DISCARDED, aAfter.status());
         assertEquals(LossReason.ATTEMPT_CANCELLED, aAfter.lostReason());
         assertEquals(CanonicalJson.fingerprint(RESULT_A), aAfter.discardedResultSha256());
-        assertEquals(AttemptStatus.SUCCEEDED, ledger.store.attempt(b.id()).orElseThrow().status());
+        assertEquals(AttemptStatus.SUCCEEDED, ledger.store.lookups().attempt(b.id()).orElseThrow().status());
         assertEquals(1, ledger.outboxEvents("job-results", job.id()));
         assertEquals(1, ledger.outboxEvents("race-audit", job.id()));
     }
@@ -61,11 +61,11 @@ class CompletionIT {
     @Test
     void aLateAnswerForAnUnknownAttemptStillWinsWhenNobodyResolvedIt() {
         Attempt a = ledger.submitted("owner-a").firstAttempt();
-        ledger.store.start(a.id(), LedgerFixture.SOFT_TIMEOUT);
-        ledger.store.markUnknown(a.id());
+        ledger.store.starts().start(a.id(), LedgerFixture.SOFT_TIMEOUT);
+        ledger.store.starts().markUnknown(a.id());
 
-        assertEquals(new CompletionOutcome.Won(a.jobId(), a.id()), ledger.store.complete(a.jobId(), a.id(), RESULT_A, null));
-        assertEquals(JobStatus.SUCCEEDED, ledger.store.job(a.jobId()).orElseThrow().status());
+        assertEquals(new CompletionOutcome.Won(a.jobId(), a.id()), ledger.store.completions().complete(a.jobId(), a.id(), RESULT_A, null));
+        assertEquals(JobStatus.SUCCEEDED, ledger.store.lookups().job(a.jobId()).orElseThrow().status());
     }
 
     @Test
@@ -78,8 +78,8 @@ class CompletionIT {
 
             // when both completions are applied at the same moment
             List<CompletionOutcome> outcomes = StartGate.race(POOL, List.<Callable<CompletionOutcome>>of(
-                    () -> ledger.store.complete(a.jobId(), a.id(), RESULT_A, "req-a"),
-                    () -> ledger.store.complete(b.jobId(), b.id(), RESULT_B, "req-b")));
+                    () -> ledger.store.completions().complete(a.jobId(), a.id(), RESULT_A, "req-a"),
+                    () -> ledger.store.completions().complete(b.jobId(), b.id(), RESULT_B, "req-b")));
 
             // then exactly one won, the other lost to it, and the job holds one result: the winner's
             long winners = outcomes.stream().filter(CompletionOutcome.Won.class::isInstance).count();
@@ -88,7 +88,7 @@ class CompletionIT {
             var lost = assertInstanceOf(CompletionOutcome.Lost.class, outcomes.get(0));
             assertTrue(lost.winner() == null || lost.winner().equals(b.id()), "round " + round + ": " + lost);
             assertEquals(LossReason.ATTEMPT_CANCELLED, lost.reason());
-            Job job = ledger.store.job(a.jobId()).orElseThrow();
+            Job job = ledger.store.lookups().job(a.jobId()).orElseThrow();
             assertEquals(RESULT_B, job.result());
             assertEquals(1, ledger.outboxEvents("job-results", job.id()));
             assertEquals(1, ledger.outboxEvents("race-audit", job.id()));
@@ -100,15 +100,15 @@ class CompletionIT {
         for (int round = 0; round < 500; round++) {
             // given a started attempt
             Attempt a = ledger.submitted("owner-a").firstAttempt();
-            ledger.store.start(a.id(), LedgerFixture.SOFT_TIMEOUT);
+            ledger.store.starts().start(a.id(), LedgerFixture.SOFT_TIMEOUT);
 
             // when its answer and the owner's cancel arrive together
             List<Object> outcomes = StartGate.race(POOL, List.<Callable<Object>>of(
-                    () -> ledger.store.complete(a.jobId(), a.id(), RESULT_A, null),
-                    () -> ledger.store.cancelJob(a.jobId(), "owner changed their mind")));
+                    () -> ledger.store.completions().complete(a.jobId(), a.id(), RESULT_A, null),
+                    () -> ledger.store.interventions().cancelJob(a.jobId(), "owner changed their mind")));
 
             // then either the answer won and the cancel came too late, or the cancel won and the answer was discarded
-            Job job = ledger.store.job(a.jobId()).orElseThrow();
+            Job job = ledger.store.lookups().job(a.jobId()).orElseThrow();
             if (outcomes.get(0) instanceof CompletionOutcome.Won) {
                 assertInstanceOf(TransitionOutcome.NotApplied.class, outcomes.get(1));
                 assertEquals(JobStatus.SUCCEEDED, job.status());
@@ -128,25 +128,25 @@ class CompletionIT {
     @Test
     void redeliveringTheWinnersCompletionIsAlreadyAppliedAndChangesNothing() {
         Attempt a = ledger.submitted("owner-a").firstAttempt();
-        ledger.store.start(a.id(), LedgerFixture.SOFT_TIMEOUT);
-        assertInstanceOf(CompletionOutcome.Won.class, ledger.store.complete(a.jobId(), a.id(), RESULT_A, "req-a"));
-        Job before = ledger.store.job(a.jobId()).orElseThrow();
+        ledger.store.starts().start(a.id(), LedgerFixture.SOFT_TIMEOUT);
+        assertInstanceOf(CompletionOutcome.Won.class, ledger.store.completions().complete(a.jobId(), a.id(), RESULT_A, "req-a"));
+        Job before = ledger.store.lookups().job(a.jobId()).orElseThrow();
 
-        CompletionOutcome again = ledger.store.complete(a.jobId(), a.id(), RESULT_A, "req-a");
+        CompletionOutcome again = ledger.store.completions().complete(a.jobId(), a.id(), RESULT_A, "req-a");
 
         assertEquals(new CompletionOutcome.AlreadyApplied(a.jobId(), a.id()), again);
-        assertEquals(before, ledger.store.job(a.jobId()).orElseThrow());
+        assertEquals(before, ledger.store.lookups().job(a.jobId()).orElseThrow());
         assertEquals(1, ledger.outboxEvents("job-results", a.jobId()));
     }
 
     @Test
     void redeliveringALosersCompletionReportsTheLossOnceAndAuditsOnce() {
         Attempt[] ab = ledger.cancelledThenFallback();
-        ledger.store.complete(ab[1].jobId(), ab[1].id(), RESULT_B, null);
-        assertTrue(((CompletionOutcome.Lost) ledger.store.complete(ab[0].jobId(), ab[0].id(), RESULT_A, null)).firstReport());
+        ledger.store.completions().complete(ab[1].jobId(), ab[1].id(), RESULT_B, null);
+        assertTrue(((CompletionOutcome.Lost) ledger.store.completions().complete(ab[0].jobId(), ab[0].id(), RESULT_A, null)).firstReport());
 
         var again = assertInstanceOf(CompletionOutcome.Lost.class,
-                ledger.store.complete(ab[0].jobId(), ab[0].id(), RESULT_A, null));
+                ledger.store.completions().complete(ab[0].jobId(), ab[0].id(), RESULT_A, null));
 
         assertFalse(again.firstReport());
         assertEquals(ab[1].id(), again.winner());
@@ -156,18 +156,18 @@ class CompletionIT {
     @Test
     void aRedeliveryWithADifferentResultIsRejectedAndTheRecordedResultStands() {
         Attempt[] ab = ledger.cancelledThenFallback();
-        ledger.store.complete(ab[1].jobId(), ab[1].id(), RESULT_B, null);
-        ledger.store.complete(ab[0].jobId(), ab[0].id(), RESULT_A, null);
+        ledger.store.completions().complete(ab[1].jobId(), ab[1].id(), RESULT_B, null);
+        ledger.store.completions().complete(ab[0].jobId(), ab[0].id(), RESULT_A, null);
 
-        assertInstanceOf(CompletionOutcome.Rejected.class, ledger.store.complete(ab[1].jobId(), ab[1].id(), RESULT_A, null));
-        assertInstanceOf(CompletionOutcome.Rejected.class, ledger.store.complete(ab[0].jobId(), ab[0].id(), RESULT_B, null));
+        assertInstanceOf(CompletionOutcome.Rejected.class, ledger.store.completions().complete(ab[1].jobId(), ab[1].id(), RESULT_A, null));
+        assertInstanceOf(CompletionOutcome.Rejected.class, ledger.store.completions().complete(ab[0].jobId(), ab[0].id(), RESULT_B, null));
 
-        assertEquals(RESULT_B, ledger.store.job(ab[0].jobId()).orElseThrow().result());
+        assertEquals(RESULT_B, ledger.store.lookups().job(ab[0].jobId()).orElseThrow().result());
         assertEquals(CanonicalJson.fingerprint(RESULT_A),
-                ledger.store.attempt(ab[0].id()).orElseThrow().discardedResultSha256());
+                ledger.store.lookups().attempt(ab[0].id()).orElseThrow().discardedResultSha256());
         assertEquals(1, ledger.outboxEvents("race-audit", ab[0].jobId()));
         // the same result again, formatted differently, is still a plain redelivery
-        assertInstanceOf(CompletionOutcome.AlreadyApplied.class, ledger.store.complete(ab[1].jobId(), ab[1].id(),
+        assertInstanceOf(CompletionOutcome.AlreadyApplied.class, ledger.store.completions().complete(ab[1].jobId(), ab[1].id(),
                 Json.parse("{ \"from\" : \"backup\", \"sentiment\" : \"positive\" }"), null));
     }
 
@@ -175,9 +175,9 @@ class CompletionIT {
     void aCompletionForAnotherJobOrANeverStartedAttemptIsRejected() {
         Attempt a = ledger.submitted("owner-a").firstAttempt();
         Attempt other = ledger.submitted("owner-a").firstAttempt();
-        assertInstanceOf(CompletionOutcome.Rejected.class, ledger.store.complete(other.jobId(), a.id(), RESULT_A, null));
-        assertInstanceOf(CompletionOutcome.Rejected.class, ledger.store.complete(a.jobId(), a.id(), RESULT_A, null));
-        assertEquals(JobStatus.QUEUED, ledger.store.job(a.jobId()).orElseThrow().status());
+        assertInstanceOf(CompletionOutcome.Rejected.class, ledger.store.completions().complete(other.jobId(), a.id(), RESULT_A, null));
+        assertInstanceOf(CompletionOutcome.Rejected.class, ledger.store.completions().complete(a.jobId(), a.id(), RESULT_A, null));
+        assertEquals(JobStatus.QUEUED, ledger.store.lookups().job(a.jobId()).orElseThrow().status());
     }
 
     @Test
@@ -190,7 +190,7 @@ class CompletionIT {
 
         // when one set carries both jobs' answers, B's and then A's answer for the raced job, B's again, an answer
         // for a PENDING attempt and one naming the wrong provider
-        List<CompletionOutcome> outcomes = ledger.store.completeAll(List.of(
+        List<CompletionOutcome> outcomes = ledger.store.completions().completeAll(List.of(
                 new AttemptAnswer(first.jobId(), first.id(), "primary", RESULT_A, "r1"),
                 new AttemptAnswer(ab[1].jobId(), ab[1].id(), "backup", RESULT_B, "rb"),
                 new AttemptAnswer(second.jobId(), second.id(), "backup", RESULT_A, "r2"),
@@ -209,8 +209,8 @@ class CompletionIT {
         assertEquals(new CompletionOutcome.AlreadyApplied(ab[1].jobId(), ab[1].id()), outcomes.get(4));
         assertEquals("attempt was never started",
                 assertInstanceOf(CompletionOutcome.Rejected.class, outcomes.get(5)).reason());
-        assertEquals(AttemptStatus.STARTING, ledger.store.attempt(second.id()).orElseThrow().status());
-        assertEquals("r1", ledger.store.attempt(first.id()).orElseThrow().providerRequestId());
+        assertEquals(AttemptStatus.STARTING, ledger.store.lookups().attempt(second.id()).orElseThrow().status());
+        assertEquals("r1", ledger.store.lookups().attempt(first.id()).orElseThrow().providerRequestId());
         assertEquals(1, ledger.outboxEvents("job-results", first.jobId()));
         assertEquals(1, ledger.outboxEvents("job-results", ab[0].jobId()));
         assertEquals(1, ledger.outboxEvents("race-audit", ab[0].jobId()));
@@ -225,7 +225,7 @@ class CompletionIT {
         Attempt next = started("owner-b");
 
         // when both go in one set
-        List<CompletionOutcome> outcomes = ledger.store.completeAll(List.of(
+        List<CompletionOutcome> outcomes = ledger.store.completions().completeAll(List.of(
                 new AttemptAnswer(poisoned.jobId(), poisoned.id(), null,
                         Json.parse("{\"sentiment\":\"positive\",\"summary\":\"a\\u0000b\"}"), null),
                 new AttemptAnswer(next.jobId(), next.id(), null, RESULT_B, null)));
@@ -233,14 +233,14 @@ class CompletionIT {
         // then the poisoned one is refused with PostgreSQL's reason and nothing of it stored; the other won
         assertTrue(assertInstanceOf(CompletionOutcome.Rejected.class, outcomes.get(0)).reason()
                 .startsWith("PostgreSQL refused to store it"));
-        assertEquals(AttemptStatus.STARTING, ledger.store.attempt(poisoned.id()).orElseThrow().status());
+        assertEquals(AttemptStatus.STARTING, ledger.store.lookups().attempt(poisoned.id()).orElseThrow().status());
         assertEquals(new CompletionOutcome.Won(next.jobId(), next.id()), outcomes.get(1));
-        assertEquals(RESULT_B, ledger.store.job(next.jobId()).orElseThrow().result());
+        assertEquals(RESULT_B, ledger.store.lookups().job(next.jobId()).orElseThrow().result());
     }
 
     private Attempt started(String owner) {
         Attempt attempt = ledger.submitted(owner).firstAttempt();
-        assertInstanceOf(TransitionOutcome.Applied.class, ledger.store.start(attempt.id(), LedgerFixture.SOFT_TIMEOUT));
+        assertInstanceOf(TransitionOutcome.Applied.class, ledger.store.starts().start(attempt.id(), LedgerFixture.SOFT_TIMEOUT));
         return attempt;
     }
 }

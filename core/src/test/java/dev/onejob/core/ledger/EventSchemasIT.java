@@ -30,11 +30,11 @@ class EventSchemasIT {
     void commandsResultsAndAuditsMatchTheirSchemas() {
         // given a job that went through failover, a cancelled attempt, a win and a discarded late answer
         Attempt[] ab = ledger.cancelledThenFallback();
-        ledger.store.complete(ab[1].jobId(), ab[1].id(), RESULT, "req-b");
-        ledger.store.complete(ab[0].jobId(), ab[0].id(), RESULT, "req-a");
+        ledger.store.completions().complete(ab[1].jobId(), ab[1].id(), RESULT, "req-b");
+        ledger.store.completions().complete(ab[0].jobId(), ab[0].id(), RESULT, "req-a");
         Attempt failing = ledger.submitted("owner-b").firstAttempt();
-        ledger.store.start(failing.id(), LedgerFixture.SOFT_TIMEOUT);
-        ledger.store.fail(failing.id(), new AttemptFailure("http_500", "boom", false), (job, p) -> false);
+        ledger.store.starts().start(failing.id(), LedgerFixture.SOFT_TIMEOUT);
+        ledger.store.failures().fail(failing.id(), new AttemptFailure("http_500", "boom", false), (job, p) -> false);
 
         // then every queued event validates
         List<Map.Entry<String, JsonNode>> commands = events("attempt-commands", ab[0].jobId());

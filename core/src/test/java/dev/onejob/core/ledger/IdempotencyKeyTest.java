@@ -3,6 +3,7 @@ package dev.onejob.core.ledger;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -20,7 +21,7 @@ class IdempotencyKeyTest {
         assertFalse(IdempotencyKey.problem(key).isEmpty());
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void lengthLimitIs255() {
         assertTrue(IdempotencyKey.problem("k".repeat(255)).isEmpty());
         assertTrue(IdempotencyKey.problem("k".repeat(256)).orElseThrow().contains("256"));

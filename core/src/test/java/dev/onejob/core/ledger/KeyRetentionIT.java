@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.onejob.core.config.OwnerPolicies;
 import dev.onejob.core.db.Database;
+import dev.onejob.core.db.DatabaseException;
 import dev.onejob.testing.MovableClock;
 import dev.onejob.testing.TestDatabase;
 import java.sql.PreparedStatement;
@@ -15,6 +16,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -26,13 +28,13 @@ import org.junit.jupiter.api.Test;
 class KeyRetentionIT {
     private static TestDatabase db;
     private static Database database;
-    private static LedgerStore store;
+    private static Ledger store;
 
     @BeforeAll
     static void database() {
         db = TestDatabase.createPrivate();
         database = Database.wrap(db.dataSource());
-        store = new LedgerStore(database);
+        store = new Ledger(database);
     }
 
     @AfterAll
@@ -47,8 +49,8 @@ class KeyRetentionIT {
 
     private Job finishedJob(String owner, String key) {
         SubmitOutcome.Created created = assertInstanceOf(SubmitOutcome.Created.class,
-                store.submit(LedgerFixture.newJob(owner, key, "I loved it")));
-        store.cancelJob(created.job().id(), "finished for the test");
+                store.submissions().submit(LedgerFixture.newJob(owner, key, "I loved it")));
+        store.interventions().cancelJob(created.job().id(), "finished for the test");
         return created.job();
     }
 
@@ -67,14 +69,14 @@ class KeyRetentionIT {
         assertEquals(1, count("SELECT count(*) FROM jobs_archive WHERE id = ?", job.id()));
         assertEquals(1, count("SELECT count(*) FROM attempts_archive WHERE job_id = ?", job.id()));
         SubmitOutcome.Replayed replay = assertInstanceOf(SubmitOutcome.Replayed.class,
-                store.submit(LedgerFixture.newJob("alice", "k-1", "I loved it")));
+                store.submissions().submit(LedgerFixture.newJob("alice", "k-1", "I loved it")));
         assertEquals(job.id(), replay.job().id());
         assertEquals(JobStatus.CANCELLED, replay.job().status());
         SubmitOutcome.Conflict conflict = assertInstanceOf(SubmitOutcome.Conflict.class,
-                store.submit(LedgerFixture.newJob("alice", "k-1", "another payload")));
+                store.submissions().submit(LedgerFixture.newJob("alice", "k-1", "another payload")));
         assertEquals(job.id(), conflict.existingJobId());
-        assertEquals(job.id(), store.jobForKey("alice", "k-1").orElseThrow().id());
-        assertEquals(1, store.attempts(job.id()).size());
+        assertEquals(job.id(), store.lookups().jobForKey("alice", "k-1").orElseThrow().id());
+        assertEquals(1, store.lookups().attempts(job.id()).size());
 
         // when the window has ended by the clock
         clock.set(Instant.now().plus(Duration.ofDays(8)));
@@ -83,9 +85,9 @@ class KeyRetentionIT {
         // then the tombstone is gone and the key creates a new job; the old one stays readable by id
         assertTrue(later.expired() >= 1, later.toString());
         SubmitOutcome.Created again = assertInstanceOf(SubmitOutcome.Created.class,
-                store.submit(LedgerFixture.newJob("alice", "k-1", "another payload")));
+                store.submissions().submit(LedgerFixture.newJob("alice", "k-1", "another payload")));
         assertNotEquals(job.id(), again.job().id());
-        assertEquals(job.id(), store.job(job.id()).orElseThrow().id());
+        assertEquals(job.id(), store.lookups().job(job.id()).orElseThrow().id());
     }
 
     @Test
@@ -93,7 +95,7 @@ class KeyRetentionIT {
         // given bob's finished job (window 12 h) and an unfinished one, both two days old by the clock
         Job finished = finishedJob("bob", "k-short");
         SubmitOutcome.Created running = assertInstanceOf(SubmitOutcome.Created.class,
-                store.submit(LedgerFixture.newJob("bob", "k-running", "still going")));
+                store.submissions().submit(LedgerFixture.newJob("bob", "k-running", "still going")));
         clock.set(Instant.now().plus(Duration.ofDays(2)));
 
         // when retention runs
@@ -102,9 +104,9 @@ class KeyRetentionIT {
         // then the finished job is archived without a tombstone (its window is over), the unfinished one is live
         assertEquals(1, count("SELECT count(*) FROM jobs_archive WHERE id = ?", finished.id()));
         assertEquals(0, count("SELECT count(*) FROM idempotency_tombstones WHERE job_id = ?", finished.id()));
-        assertInstanceOf(SubmitOutcome.Created.class, store.submit(LedgerFixture.newJob("bob", "k-short", "new")));
+        assertInstanceOf(SubmitOutcome.Created.class, store.submissions().submit(LedgerFixture.newJob("bob", "k-short", "new")));
         assertEquals(1, count("SELECT count(*) FROM jobs WHERE id = ?", running.job().id()));
-        assertInstanceOf(SubmitOutcome.Replayed.class, store.submit(LedgerFixture.newJob("bob", "k-running",
+        assertInstanceOf(SubmitOutcome.Replayed.class, store.submissions().submit(LedgerFixture.newJob("bob", "k-running",
                 "still going")));
     }
 
@@ -116,8 +118,8 @@ class KeyRetentionIT {
         retention.runOnce();
 
         // when a plain insert of a job with that key gets past the intake's own check
-        dev.onejob.core.db.DatabaseException refused = org.junit.jupiter.api.Assertions.assertThrows(
-                dev.onejob.core.db.DatabaseException.class, () -> database.inTransaction(connection -> {
+        DatabaseException refused = Assertions.assertThrows(
+                DatabaseException.class, () -> database.inTransaction(connection -> {
                     try (PreparedStatement insert = connection.prepareStatement("""
                             INSERT INTO jobs (id, owner_id, idempotency_key, request_fingerprint, request, contract,
                                               target_provider, fallback_providers)
@@ -128,10 +130,10 @@ class KeyRetentionIT {
                 }));
 
         // then PostgreSQL refuses it as the unique constraint would, and the intake answers the key as a replay
-        assertTrue(dev.onejob.core.db.DatabaseException.isDataRefusal(refused), refused.toString());
+        assertTrue(DatabaseException.isDataRefusal(refused), refused.toString());
         assertTrue(refused.getMessage().contains("archived job"), refused.getMessage());
         assertEquals(job.id(), assertInstanceOf(SubmitOutcome.Replayed.class,
-                store.submit(LedgerFixture.newJob("carol", "k-held", "I loved it"))).job().id());
+                store.submissions().submit(LedgerFixture.newJob("carol", "k-held", "I loved it"))).job().id());
     }
 
     private static long count(String sql, Object arg) {

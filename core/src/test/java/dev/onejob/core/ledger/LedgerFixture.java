@@ -5,11 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.json.Json;
+import dev.onejob.testing.SqlCounts;
 import dev.onejob.testing.TestDatabase;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -19,7 +16,7 @@ final class LedgerFixture {
     static final Duration SOFT_TIMEOUT = Duration.ofSeconds(10);
 
     final Database database = Database.wrap(TestDatabase.shared().dataSource());
-    final LedgerStore store = new LedgerStore(database);
+    final Ledger store = new Ledger(database);
 
     static JsonNode request(String text) {
         return Json.parse("{\"contract\":\"sentiment\",\"variables\":{\"text\":" + Json.MAPPER.valueToTree(text)
@@ -35,36 +32,24 @@ final class LedgerFixture {
     }
 
     SubmitOutcome.Created submitted(String owner) {
-        return assertInstanceOf(SubmitOutcome.Created.class, store.submit(newJob(owner, freshKey(), "I loved it")));
+        return assertInstanceOf(SubmitOutcome.Created.class, store.submissions().submit(newJob(owner, freshKey(), "I loved it")));
     }
 
     /** A job whose first attempt A (primary) is UNKNOWN, then cancelled out of band; B (backup) is created. */
     Attempt[] cancelledThenFallback() {
         SubmitOutcome.Created created = submitted("owner-a");
         Attempt a = created.firstAttempt();
-        assertInstanceOf(TransitionOutcome.Applied.class, store.start(a.id(), SOFT_TIMEOUT));
-        assertInstanceOf(TransitionOutcome.Applied.class, store.markUnknown(a.id()));
-        assertInstanceOf(TransitionOutcome.Applied.class, store.resolveCancelled(a.id(),
+        assertInstanceOf(TransitionOutcome.Applied.class, store.starts().start(a.id(), SOFT_TIMEOUT));
+        assertInstanceOf(TransitionOutcome.Applied.class, store.starts().markUnknown(a.id()));
+        assertInstanceOf(TransitionOutcome.Applied.class, store.interventions().resolveCancelled(a.id(),
                 OperatorAction.of("test", OperatorAction.RESOLVE_CANCELLED, "operator: provider outage")));
-        Attempt b = assertInstanceOf(NewAttemptOutcome.Created.class, store.newAttempt(a.jobId(), "backup")).attempt();
-        assertInstanceOf(TransitionOutcome.Applied.class, store.start(b.id(), SOFT_TIMEOUT));
+        Attempt b = assertInstanceOf(NewAttemptOutcome.Created.class, store.interventions().newAttempt(a.jobId(), "backup")).attempt();
+        assertInstanceOf(TransitionOutcome.Applied.class, store.starts().start(b.id(), SOFT_TIMEOUT));
         return new Attempt[] {a, b};
     }
 
     long count(String sql, Object... args) {
-        return database.inTransaction(connection -> queryLong(connection, sql, args));
-    }
-
-    private static long queryLong(Connection connection, String sql, Object... args) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(sql)) {
-            for (int i = 0; i < args.length; i++) {
-                statement.setObject(i + 1, args[i]);
-            }
-            try (ResultSet rows = statement.executeQuery()) {
-                rows.next();
-                return rows.getLong(1);
-            }
-        }
+        return database.inTransaction(connection -> SqlCounts.queryLong(connection, sql, args));
     }
 
     long outboxEvents(String topic, UUID jobId) {

@@ -15,16 +15,19 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * Every query people run (the API's lists, the UNKNOWN queue, races, a provider's failures, the histories waits and
@@ -109,7 +112,7 @@ class LedgerQueriesPlanIT {
         }
         JobFilter filter = new JobFilter(owner, statuses, shape.contains("provider") ? "primary" : null, after,
                 before, prefix);
-        Set<String> expected = new java.util.HashSet<>(owner == null ? ALL_OWNERS_INDEXES : OWNER_INDEXES);
+        Set<String> expected = new HashSet<>(owner == null ? ALL_OWNERS_INDEXES : OWNER_INDEXES);
         if (prefix != null) {
             expected.add("jobs_owner_id_idempotency_key_c_idx");
         }
@@ -127,18 +130,18 @@ class LedgerQueriesPlanIT {
         assertUsesIndex(queries.racesStatement(NOW.minus(Duration.ofDays(3)), null, 100, null),
                 Set.of("attempts_discarded_idx"));
         assertUsesIndex(queries.racesStatement(Instant.EPOCH, "owner-10", 100, null), Set.of("attempts_discarded_idx"));
-        assertUsesIndex(new Statement(LedgerQueries.SELECT_RECENT_FAILURES, new Object[] {"primary",
-                java.time.OffsetDateTime.now().minusHours(1), 10}), Set.of("attempts_failed_idx"));
-        assertUsesIndex(new Statement(LedgerQueries.SELECT_OWNERS_RECENT_FAILURES, new Object[] {"primary",
-                java.time.OffsetDateTime.now().minusHours(1), "owner-3", 10}), Set.of("attempts_failed_idx"));
-        assertUsesIndex(new Statement(LedgerQueries.COUNT_UNKNOWN, new Object[0]), Set.of("attempts_unknown_at_idx"));
+        assertUsesIndex(new Statement(LedgerStats.SELECT_RECENT_FAILURES, new Object[] {"primary",
+                OffsetDateTime.now().minusHours(1), 10}), Set.of("attempts_failed_idx"));
+        assertUsesIndex(new Statement(LedgerStats.SELECT_OWNERS_RECENT_FAILURES, new Object[] {"primary",
+                OffsetDateTime.now().minusHours(1), "owner-3", 10}), Set.of("attempts_failed_idx"));
+        assertUsesIndex(new Statement(LedgerStats.COUNT_UNKNOWN, new Object[0]), Set.of("attempts_unknown_at_idx"));
         List<UUID> ids = queries.jobs(new JobFilter("owner-3", Set.of(), null, null, null, null), 100, null).items()
                 .stream().map(LedgerQueries.JobSummary::id).toList();
         UUID[] array = ids.toArray(UUID[]::new);
-        assertUsesIndex(new Statement(LedgerQueries.SELECT_JOBS_BY_IDS, new Object[] {array}), Set.of("jobs_pkey"));
-        assertUsesIndex(new Statement(LedgerQueries.SELECT_ATTEMPTS_OF_JOBS, new Object[] {array}),
+        assertUsesIndex(new Statement(JobHistories.SELECT_JOBS_BY_IDS, new Object[] {array}), Set.of("jobs_pkey"));
+        assertUsesIndex(new Statement(JobHistories.SELECT_ATTEMPTS_OF_JOBS, new Object[] {array}),
                 Set.of("attempts_job_id_number_key", "attempts_job_id_id_key"));
-        assertUsesIndex(new Statement(LedgerQueries.SELECT_OPERATOR_ACTIONS_OF_JOBS, new Object[] {array}),
+        assertUsesIndex(new Statement(JobHistories.SELECT_OPERATOR_ACTIONS_OF_JOBS, new Object[] {array}),
                 Set.of("operator_actions_job_id_idx"));
         assertEquals(JOBS / 1000, queries.unknownCount().count());
     }
@@ -246,14 +249,14 @@ class LedgerQueriesPlanIT {
             return "'" + text.replace("'", "''") + "'";
         }
         if (arg instanceof String[] texts) {
-            return "ARRAY[" + String.join(", ", java.util.Arrays.stream(texts).map(LedgerQueriesPlanIT::literal)
+            return "ARRAY[" + String.join(", ", Arrays.stream(texts).map(LedgerQueriesPlanIT::literal)
                     .toList()) + "]::text[]";
         }
         if (arg instanceof UUID[] ids) {
-            return "ARRAY[" + String.join(", ", java.util.Arrays.stream(ids).map(id -> "'" + id + "'").toList())
+            return "ARRAY[" + String.join(", ", Arrays.stream(ids).map(id -> "'" + id + "'").toList())
                     + "]::uuid[]";
         }
-        if (arg instanceof java.time.OffsetDateTime || arg instanceof UUID) {
+        if (arg instanceof OffsetDateTime || arg instanceof UUID) {
             return "'" + arg + "'";
         }
         if (arg instanceof Integer) {
@@ -272,7 +275,7 @@ class LedgerQueriesPlanIT {
                 types.add("text");
             } else if (arg instanceof String[]) {
                 types.add("text[]");
-            } else if (arg instanceof java.time.OffsetDateTime) {
+            } else if (arg instanceof OffsetDateTime) {
                 types.add("timestamptz");
             } else if (arg instanceof UUID) {
                 types.add("uuid");

@@ -27,7 +27,7 @@ class LiveAttemptGuardIT {
     private List<NewAttemptOutcome> fallbackButtonPressedBy32(UUID jobId) {
         List<Callable<NewAttemptOutcome>> presses = new ArrayList<>();
         for (int i = 0; i < 32; i++) {
-            presses.add(() -> ledger.store.newAttempt(jobId, "backup"));
+            presses.add(() -> ledger.store.interventions().newAttempt(jobId, "backup"));
         }
         return StartGate.race(POOL, presses);
     }
@@ -45,17 +45,17 @@ class LiveAttemptGuardIT {
     void noNewAttemptWhileOneIsPendingStartingOrUnknown() {
         // given a job whose first attempt is live
         Attempt first = ledger.submitted("owner-a").firstAttempt();
-        long version = ledger.store.job(first.jobId()).orElseThrow().version();
+        long version = ledger.store.lookups().job(first.jobId()).orElseThrow().version();
 
         // when 32 callers press the fallback button in each live state, then all are refused, naming the live one
         assertAllRefusedNaming(fallbackButtonPressedBy32(first.jobId()), first, AttemptStatus.PENDING);
-        ledger.store.start(first.id(), LedgerFixture.SOFT_TIMEOUT);
+        ledger.store.starts().start(first.id(), LedgerFixture.SOFT_TIMEOUT);
         assertAllRefusedNaming(fallbackButtonPressedBy32(first.jobId()), first, AttemptStatus.STARTING);
-        ledger.store.markUnknown(first.id());
+        ledger.store.starts().markUnknown(first.id());
         assertAllRefusedNaming(fallbackButtonPressedBy32(first.jobId()), first, AttemptStatus.UNKNOWN);
 
         // and the refused presses left no trace on the job
-        Job job = ledger.store.job(first.jobId()).orElseThrow();
+        Job job = ledger.store.lookups().job(first.jobId()).orElseThrow();
         assertEquals(version, job.version());
         assertEquals(JobStatus.UNKNOWN, job.status());
     }
@@ -64,11 +64,11 @@ class LiveAttemptGuardIT {
     void afterCancellationExactlyOneOf32PressesCreatesAnAttempt() {
         // given a first attempt cancelled out of band
         Attempt first = ledger.submitted("owner-a").firstAttempt();
-        ledger.store.start(first.id(), LedgerFixture.SOFT_TIMEOUT);
-        ledger.store.markUnknown(first.id());
-        assertInstanceOf(TransitionOutcome.Applied.class, ledger.store.resolveCancelled(first.id(),
+        ledger.store.starts().start(first.id(), LedgerFixture.SOFT_TIMEOUT);
+        ledger.store.starts().markUnknown(first.id());
+        assertInstanceOf(TransitionOutcome.Applied.class, ledger.store.interventions().resolveCancelled(first.id(),
                 OperatorAction.of("test", OperatorAction.RESOLVE_CANCELLED, "outage")));
-        assertEquals(JobStatus.NEEDS_ACTION, ledger.store.job(first.jobId()).orElseThrow().status());
+        assertEquals(JobStatus.NEEDS_ACTION, ledger.store.lookups().job(first.jobId()).orElseThrow().status());
 
         // when 32 callers press the fallback button together
         List<NewAttemptOutcome> outcomes = fallbackButtonPressedBy32(first.jobId());
@@ -89,12 +89,12 @@ class LiveAttemptGuardIT {
     void afterFailureExactlyOneFailoverAttemptEvenWhenTheFailureIsDelivered32Times() {
         // given a started first attempt
         Attempt first = ledger.submitted("owner-a").firstAttempt();
-        ledger.store.start(first.id(), LedgerFixture.SOFT_TIMEOUT);
+        ledger.store.starts().start(first.id(), LedgerFixture.SOFT_TIMEOUT);
 
         // when its failure arrives 32 times at once
         List<Callable<FailureOutcome>> deliveries = new ArrayList<>();
         for (int i = 0; i < 32; i++) {
-            deliveries.add(() -> ledger.store.fail(first.id(), new AttemptFailure("http_500", "boom", false),
+            deliveries.add(() -> ledger.store.failures().fail(first.id(), new AttemptFailure("http_500", "boom", false),
                     ProviderGate.ALLOW_ALL));
         }
         List<FailureOutcome> outcomes = StartGate.race(POOL, deliveries);
@@ -106,33 +106,33 @@ class LiveAttemptGuardIT {
         assertEquals("backup", failovers.get(0).next().provider());
         assertEquals(31, outcomes.stream().filter(FailureOutcome.AlreadyApplied.class::isInstance).count());
         assertEquals(2, ledger.count("SELECT count(*) FROM attempts WHERE job_id = ?", first.jobId()));
-        assertEquals(JobStatus.QUEUED, ledger.store.job(first.jobId()).orElseThrow().status());
+        assertEquals(JobStatus.QUEUED, ledger.store.lookups().job(first.jobId()).orElseThrow().status());
     }
 
     @Test
     void whenNoEligibleProviderIsLeftTheJobFailsWithOneResult() {
         Attempt first = ledger.submitted("owner-a").firstAttempt();
-        ledger.store.start(first.id(), LedgerFixture.SOFT_TIMEOUT);
+        ledger.store.starts().start(first.id(), LedgerFixture.SOFT_TIMEOUT);
 
-        FailureOutcome outcome = ledger.store.fail(first.id(), new AttemptFailure("http_500", "boom", false),
+        FailureOutcome outcome = ledger.store.failures().fail(first.id(), new AttemptFailure("http_500", "boom", false),
                 (job, provider) -> false);
 
         assertInstanceOf(FailureOutcome.JobFailed.class, outcome);
-        Job job = ledger.store.job(first.jobId()).orElseThrow();
+        Job job = ledger.store.lookups().job(first.jobId()).orElseThrow();
         assertEquals(JobStatus.FAILED, job.status());
         assertEquals("http_500", job.errorCode());
         assertEquals(1, ledger.outboxEvents("job-results", job.id()));
-        assertInstanceOf(NewAttemptOutcome.JobFinished.class, ledger.store.newAttempt(job.id(), "backup"));
+        assertInstanceOf(NewAttemptOutcome.JobFinished.class, ledger.store.interventions().newAttempt(job.id(), "backup"));
     }
 
     @Test
     void theFallbackButtonOnlyOffersProvidersTheJobAllows() {
         Attempt first = ledger.submitted("owner-a").firstAttempt();
-        ledger.store.start(first.id(), LedgerFixture.SOFT_TIMEOUT);
-        ledger.store.markUnknown(first.id());
-        ledger.store.resolveCancelled(first.id(),
+        ledger.store.starts().start(first.id(), LedgerFixture.SOFT_TIMEOUT);
+        ledger.store.starts().markUnknown(first.id());
+        ledger.store.interventions().resolveCancelled(first.id(),
                 OperatorAction.of("test", OperatorAction.RESOLVE_CANCELLED, "outage"));
-        var refused = ledger.store.newAttempt(first.jobId(), "somewhere-else");
+        var refused = ledger.store.interventions().newAttempt(first.jobId(), "somewhere-else");
         assertEquals(List.of("primary", "backup"),
                 assertInstanceOf(NewAttemptOutcome.ProviderNotAllowed.class, refused).allowed());
     }
@@ -142,34 +142,34 @@ class LiveAttemptGuardIT {
         // given one attempt started with a short soft timeout and one with a long one
         Attempt overdue = ledger.submitted("owner-a").firstAttempt();
         Attempt inTime = ledger.submitted("owner-a").firstAttempt();
-        ledger.store.start(overdue.id(), Duration.ofMillis(50));
-        ledger.store.start(inTime.id(), Duration.ofMinutes(10));
+        ledger.store.starts().start(overdue.id(), Duration.ofMillis(50));
+        ledger.store.starts().start(inTime.id(), Duration.ofMinutes(10));
 
         // when the sweeper runs after the short deadline
         Await.until(Duration.ofSeconds(10), "the overdue attempt to be swept", () -> {
-            ledger.store.sweepOverdue(1000);
-            return ledger.store.attempt(overdue.id()).orElseThrow().status() == AttemptStatus.UNKNOWN;
+            ledger.store.starts().sweepOverdue(1000);
+            return ledger.store.lookups().attempt(overdue.id()).orElseThrow().status() == AttemptStatus.UNKNOWN;
         });
 
         // then the overdue attempt and its job are UNKNOWN, not FAILED, and the other is untouched
-        assertEquals(JobStatus.UNKNOWN, ledger.store.job(overdue.jobId()).orElseThrow().status());
-        assertEquals(AttemptStatus.STARTING, ledger.store.attempt(inTime.id()).orElseThrow().status());
-        assertEquals(JobStatus.RUNNING, ledger.store.job(inTime.jobId()).orElseThrow().status());
+        assertEquals(JobStatus.UNKNOWN, ledger.store.lookups().job(overdue.jobId()).orElseThrow().status());
+        assertEquals(AttemptStatus.STARTING, ledger.store.lookups().attempt(inTime.id()).orElseThrow().status());
+        assertEquals(JobStatus.RUNNING, ledger.store.lookups().job(inTime.jobId()).orElseThrow().status());
     }
 
     @Test
     void anAttemptPastItsSoftDeadlineIsSweptOnlyOnceItsWorkerCountsAsVanished() {
         // given an attempt whose soft deadline passes at once, but whose worker said it is live for 2 s more
         Attempt waiting = ledger.submitted("owner-a").firstAttempt();
-        ledger.store.start(waiting.id(), Duration.ofMillis(1), Duration.ofSeconds(2), UUID.randomUUID());
+        ledger.store.starts().start(waiting.id(), Duration.ofMillis(1), Duration.ofSeconds(2), UUID.randomUUID());
         long started = System.nanoTime();
 
         // when the sweeper runs before that, and again until the attempt is swept
-        ledger.store.sweepOverdue(1000);
-        AttemptStatus early = ledger.store.attempt(waiting.id()).orElseThrow().status();
+        ledger.store.starts().sweepOverdue(1000);
+        AttemptStatus early = ledger.store.lookups().attempt(waiting.id()).orElseThrow().status();
         Await.until(Duration.ofSeconds(10), "the abandoned attempt to be swept", () -> {
-            ledger.store.sweepOverdue(1000);
-            return ledger.store.attempt(waiting.id()).orElseThrow().status() == AttemptStatus.UNKNOWN;
+            ledger.store.starts().sweepOverdue(1000);
+            return ledger.store.lookups().attempt(waiting.id()).orElseThrow().status() == AttemptStatus.UNKNOWN;
         });
 
         // then it stayed STARTING past its soft deadline (its outcome may be queued behind the reconciler: the
@@ -185,9 +185,9 @@ class LiveAttemptGuardIT {
     @Test
     void aRedeliveredCommandDoesNotStartTheAttemptTwice() {
         Attempt first = ledger.submitted("owner-a").firstAttempt();
-        assertInstanceOf(TransitionOutcome.Applied.class, ledger.store.start(first.id(), LedgerFixture.SOFT_TIMEOUT));
+        assertInstanceOf(TransitionOutcome.Applied.class, ledger.store.starts().start(first.id(), LedgerFixture.SOFT_TIMEOUT));
         var again = assertInstanceOf(TransitionOutcome.NotApplied.class,
-                ledger.store.start(first.id(), LedgerFixture.SOFT_TIMEOUT));
+                ledger.store.starts().start(first.id(), LedgerFixture.SOFT_TIMEOUT));
         assertEquals("STARTING", again.current());
     }
 }

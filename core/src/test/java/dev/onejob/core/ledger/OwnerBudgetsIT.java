@@ -46,9 +46,9 @@ class OwnerBudgetsIT {
         OwnerLimits cap = new OwnerLimits(new BigDecimal("0.01"), OwnerLimits.Period.DAY, null);
 
         // when three come in one batch, then the first key again
-        List<SubmitOutcome> batch = ledger.store.submitBatch(List.of(job(owner, "k1", cap), job(owner, "k2", cap),
+        List<SubmitOutcome> batch = ledger.store.submissions().submitBatch(List.of(job(owner, "k1", cap), job(owner, "k2", cap),
                 job(owner, "k3", cap)));
-        SubmitOutcome replay = ledger.store.submit(job(owner, "k1", cap));
+        SubmitOutcome replay = ledger.store.submissions().submit(job(owner, "k1", cap));
 
         // then two were created, the third refused with the figures, and nothing of it was written
         assertInstanceOf(SubmitOutcome.Created.class, batch.get(0));
@@ -69,24 +69,24 @@ class OwnerBudgetsIT {
         String owner = owner();
         OwnerLimits cap = new OwnerLimits(new BigDecimal("0.008"), OwnerLimits.Period.MONTH, null);
         SubmitOutcome.Created first = assertInstanceOf(SubmitOutcome.Created.class,
-                ledger.store.submit(job(owner, "k1", cap)));
-        assertInstanceOf(SubmitOutcome.Created.class, ledger.store.submit(job(owner, "k2", cap)));
-        assertInstanceOf(SubmitOutcome.OverLimit.class, ledger.store.submit(job(owner, "k3", cap)));
+                ledger.store.submissions().submit(job(owner, "k1", cap)));
+        assertInstanceOf(SubmitOutcome.Created.class, ledger.store.submissions().submit(job(owner, "k2", cap)));
+        assertInstanceOf(SubmitOutcome.OverLimit.class, ledger.store.submissions().submit(job(owner, "k3", cap)));
 
         // when the first job is cancelled, after its call was billed 0.003
         Attempt attempt = first.firstAttempt();
-        ledger.store.start(attempt.id(), LedgerFixture.SOFT_TIMEOUT);
+        ledger.store.starts().start(attempt.id(), LedgerFixture.SOFT_TIMEOUT);
         new BillingStore(ledger.database).recordAll(List.of(new BilledCall(attempt.id(), attempt.jobId(),
                 attempt.provider(), "m", new Usage(10, 10, 0), new BigDecimal("0.003"))));
-        ledger.store.cancelJob(attempt.jobId(), "changed my mind");
+        ledger.store.interventions().cancelJob(attempt.jobId(), "changed my mind");
 
         // then its reservation is gone, but what it cost stays spent: 0.003 + 0.004 leaves room for no 0.004 more
         assertEquals(1, ledger.count("SELECT count(*) FROM job_reservations WHERE owner_id = ?", owner));
         SubmitOutcome.OverLimit over = assertInstanceOf(SubmitOutcome.OverLimit.class,
-                ledger.store.submit(job(owner, "k3", cap)));
+                ledger.store.submissions().submit(job(owner, "k3", cap)));
         assertTrue(over.reason().contains("0.007"), over.reason());
         OwnerLimits wider = new OwnerLimits(new BigDecimal("0.011"), OwnerLimits.Period.MONTH, null);
-        assertInstanceOf(SubmitOutcome.Created.class, ledger.store.submit(job(owner, "k3", wider)));
+        assertInstanceOf(SubmitOutcome.Created.class, ledger.store.submissions().submit(job(owner, "k3", wider)));
     }
 
     @Test
@@ -94,7 +94,7 @@ class OwnerBudgetsIT {
         String owner = owner();
         OwnerLimits none = new OwnerLimits(BigDecimal.ZERO, OwnerLimits.Period.DAY, null);
 
-        List<SubmitOutcome> batch = ledger.store.submitBatch(List.of(job(owner, "twice", none),
+        List<SubmitOutcome> batch = ledger.store.submissions().submitBatch(List.of(job(owner, "twice", none),
                 job(owner, "twice", none)));
 
         assertInstanceOf(SubmitOutcome.OverLimit.class, batch.get(0));
@@ -107,15 +107,15 @@ class OwnerBudgetsIT {
         String owner = owner();
         OwnerLimits two = new OwnerLimits(null, OwnerLimits.Period.MONTH, 2);
         SubmitOutcome.Created first = assertInstanceOf(SubmitOutcome.Created.class,
-                ledger.store.submit(job(owner, "k1", two)));
-        assertInstanceOf(SubmitOutcome.Created.class, ledger.store.submit(job(owner, "k2", two)));
+                ledger.store.submissions().submit(job(owner, "k1", two)));
+        assertInstanceOf(SubmitOutcome.Created.class, ledger.store.submissions().submit(job(owner, "k2", two)));
         SubmitOutcome.OverLimit over = assertInstanceOf(SubmitOutcome.OverLimit.class,
-                ledger.store.submit(job(owner, "k3", two)));
+                ledger.store.submissions().submit(job(owner, "k3", two)));
         assertEquals(SubmitOutcome.OverLimit.Limit.LIVE_ATTEMPTS, over.limit());
 
-        ledger.store.cancelJob(first.job().id(), "done with it");
+        ledger.store.interventions().cancelJob(first.job().id(), "done with it");
 
-        assertInstanceOf(SubmitOutcome.Created.class, ledger.store.submit(job(owner, "k3", two)));
+        assertInstanceOf(SubmitOutcome.Created.class, ledger.store.submissions().submit(job(owner, "k3", two)));
     }
 
     @Test
@@ -126,7 +126,7 @@ class OwnerBudgetsIT {
         List<Callable<SubmitOutcome>> tasks = new ArrayList<>();
         for (int i = 0; i < 12; i++) {
             String key = "race-" + i;
-            tasks.add(() -> ledger.store.submit(job(owner, key, five)));
+            tasks.add(() -> ledger.store.submissions().submit(job(owner, key, five)));
         }
         ExecutorService pool = Executors.newFixedThreadPool(12);
         List<SubmitOutcome> outcomes;
@@ -146,7 +146,7 @@ class OwnerBudgetsIT {
     void anOwnerWithoutLimitsReservesNothing() {
         String owner = owner();
         SubmitOutcome.Created created = assertInstanceOf(SubmitOutcome.Created.class,
-                ledger.store.submit(job(owner, "k1", OwnerLimits.NONE)));
+                ledger.store.submissions().submit(job(owner, "k1", OwnerLimits.NONE)));
         assertEquals(0, ledger.count("SELECT count(*) FROM job_reservations WHERE owner_id = ?", owner));
         assertEquals(0, ledger.count("SELECT count(*) FROM jobs WHERE id = ? AND reserved_usd IS NOT NULL",
                 created.job().id()));

@@ -32,7 +32,7 @@ class RetryIT {
     }
 
     private Attempt started(Attempt attempt) {
-        assertInstanceOf(TransitionOutcome.Applied.class, ledger.store.start(attempt.id(), LedgerFixture.SOFT_TIMEOUT));
+        assertInstanceOf(TransitionOutcome.Applied.class, ledger.store.starts().start(attempt.id(), LedgerFixture.SOFT_TIMEOUT));
         return attempt;
     }
 
@@ -46,7 +46,7 @@ class RetryIT {
         Attempt first = started(ledger.submitted("owner-retry").firstAttempt());
 
         // when primary refuses it with 429 and asks for 30 s
-        FailureOutcome outcome = ledger.store.fail(first.id(), rateLimited(Duration.ofSeconds(30)), gate(TWO_TRIES));
+        FailureOutcome outcome = ledger.store.failures().fail(first.id(), rateLimited(Duration.ofSeconds(30)), gate(TWO_TRIES));
 
         // then a second attempt on primary waits 30 s (and at most a second of jitter), its command held back
         FailureOutcome.RetryScheduled retry = assertInstanceOf(FailureOutcome.RetryScheduled.class, outcome);
@@ -56,7 +56,7 @@ class RetryIT {
         assertTrue(retry.backoff().compareTo(Duration.ofSeconds(30)) >= 0
                 && retry.backoff().compareTo(Duration.ofSeconds(31)) <= 0, retry.backoff().toString());
         assertNotNull(next.notBefore());
-        assertEquals(JobStatus.QUEUED, ledger.store.job(first.jobId()).orElseThrow().status());
+        assertEquals(JobStatus.QUEUED, ledger.store.lookups().job(first.jobId()).orElseThrow().status());
         assertEquals(1, ledger.count("SELECT count(*) FROM outbox WHERE topic = 'attempt-commands' AND dedupe_key = ?"
                 + " AND not_before > now() + interval '29 seconds'", next.id().toString()));
         assertEquals(0, ledger.count("SELECT count(*) FROM outbox WHERE topic = 'attempt-commands' AND dedupe_key = ?"
@@ -68,29 +68,29 @@ class RetryIT {
         // given two tries on each provider
         Attempt first = started(ledger.submitted("owner-retry").firstAttempt());
         Attempt second = started(assertInstanceOf(FailureOutcome.RetryScheduled.class,
-                ledger.store.fail(first.id(), rateLimited(null), gate(TWO_TRIES))).next());
+                ledger.store.failures().fail(first.id(), rateLimited(null), gate(TWO_TRIES))).next());
 
         // when primary refuses the second too, then backup refuses twice
         Attempt onBackup = started(assertInstanceOf(FailureOutcome.FailedOver.class,
-                ledger.store.fail(second.id(), rateLimited(null), gate(TWO_TRIES))).next());
+                ledger.store.failures().fail(second.id(), rateLimited(null), gate(TWO_TRIES))).next());
         Attempt backupAgain = started(assertInstanceOf(FailureOutcome.RetryScheduled.class,
-                ledger.store.fail(onBackup.id(), rateLimited(null), gate(TWO_TRIES))).next());
-        FailureOutcome last = ledger.store.fail(backupAgain.id(), rateLimited(null), gate(TWO_TRIES));
+                ledger.store.failures().fail(onBackup.id(), rateLimited(null), gate(TWO_TRIES))).next());
+        FailureOutcome last = ledger.store.failures().fail(backupAgain.id(), rateLimited(null), gate(TWO_TRIES));
 
         // then the failover came without a wait, and only after every try the job is FAILED, with four attempts
         assertEquals("backup", onBackup.provider());
         assertNull(onBackup.notBefore(), "failover does not wait");
         assertEquals("backup", backupAgain.provider());
         assertInstanceOf(FailureOutcome.JobFailed.class, last);
-        assertEquals(JobStatus.FAILED, ledger.store.job(first.jobId()).orElseThrow().status());
-        assertEquals(4, ledger.store.attempts(first.jobId()).size());
+        assertEquals(JobStatus.FAILED, ledger.store.lookups().job(first.jobId()).orElseThrow().status());
+        assertEquals(4, ledger.store.lookups().attempts(first.jobId()).size());
     }
 
     @Test
     void aFailureThatRanTheCallIsNotRetriedOnTheSameProvider() {
         Attempt first = started(ledger.submitted("owner-retry").firstAttempt());
 
-        FailureOutcome outcome = ledger.store.fail(first.id(), new AttemptFailure("http_500", "the provider answered"
+        FailureOutcome outcome = ledger.store.failures().fail(first.id(), new AttemptFailure("http_500", "the provider answered"
                 + " HTTP 500", false), gate(TWO_TRIES));
 
         assertEquals("backup", assertInstanceOf(FailureOutcome.FailedOver.class, outcome).next().provider());
@@ -100,22 +100,22 @@ class RetryIT {
     void anAnswerTooLargeFailsTheJobWithoutFailover() {
         Attempt first = started(ledger.submitted("owner-retry").firstAttempt());
 
-        FailureOutcome outcome = ledger.store.fail(first.id(), new AttemptFailure(AttemptFailure.ANSWER_TOO_LARGE,
+        FailureOutcome outcome = ledger.store.failures().fail(first.id(), new AttemptFailure(AttemptFailure.ANSWER_TOO_LARGE,
                 "the provider's answer is 20000000 characters", false), gate(TWO_TRIES));
 
         assertInstanceOf(FailureOutcome.JobFailed.class, outcome);
-        Job job = ledger.store.job(first.jobId()).orElseThrow();
+        Job job = ledger.store.lookups().job(first.jobId()).orElseThrow();
         assertEquals(AttemptFailure.ANSWER_TOO_LARGE, job.errorCode());
         assertTrue(job.errorMessage().contains("no fallback is tried"), job.errorMessage());
-        assertEquals(1, ledger.store.attempts(first.jobId()).size());
+        assertEquals(1, ledger.store.lookups().attempts(first.jobId()).size());
     }
 
     @Test
     void anOperatorsResolutionIsNeverRetried() {
         Attempt first = started(ledger.submitted("owner-retry").firstAttempt());
-        ledger.store.markUnknown(first.id());
+        ledger.store.starts().markUnknown(first.id());
 
-        FailureOutcome outcome = ledger.store.resolveFailed(first.id(), OperatorAction.of("ops",
+        FailureOutcome outcome = ledger.store.interventions().resolveFailed(first.id(), OperatorAction.of("ops",
                 OperatorAction.RESOLVE_FAILED, "the provider lost it"), gate(TWO_TRIES));
 
         assertEquals(Optional.of("backup"), Optional.of(assertInstanceOf(FailureOutcome.FailedOver.class, outcome)

@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import dev.onejob.testing.StartGate;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
@@ -27,8 +29,8 @@ class StartAllIT {
         POOL.shutdownNow();
     }
 
-    private static LedgerStore.Start start(Attempt attempt, UUID token) {
-        return new LedgerStore.Start(attempt.id(), SOFT, ABANDON, token);
+    private static AttemptStarts.Start start(Attempt attempt, UUID token) {
+        return new AttemptStarts.Start(attempt.id(), SOFT, ABANDON, token);
     }
 
     @Test
@@ -40,16 +42,16 @@ class StartAllIT {
         Attempt foreign = ledger.submitted("owner-b").firstAttempt();
         Attempt unknown = ledger.submitted("owner-b").firstAttempt();
         UUID ourToken = UUID.randomUUID();
-        ledger.store.start(ours.id(), SOFT, ABANDON, ourToken);
-        ledger.store.start(foreign.id(), SOFT, ABANDON, UUID.randomUUID());
-        ledger.store.start(unknown.id(), SOFT, ABANDON, UUID.randomUUID());
-        ledger.store.markUnknown(unknown.id());
+        ledger.store.starts().start(ours.id(), SOFT, ABANDON, ourToken);
+        ledger.store.starts().start(foreign.id(), SOFT, ABANDON, UUID.randomUUID());
+        ledger.store.starts().start(unknown.id(), SOFT, ABANDON, UUID.randomUUID());
+        ledger.store.starts().markUnknown(unknown.id());
         UUID missing = UUID.randomUUID();
 
         // when one poll starts them all
-        List<TransitionOutcome> outcomes = ledger.store.startAll(List.of(start(pending, UUID.randomUUID()),
+        List<TransitionOutcome> outcomes = ledger.store.starts().startAll(List.of(start(pending, UUID.randomUUID()),
                 start(ours, ourToken), start(foreign, UUID.randomUUID()), start(unknown, UUID.randomUUID()),
-                new LedgerStore.Start(missing, SOFT, ABANDON, UUID.randomUUID())));
+                new AttemptStarts.Start(missing, SOFT, ABANDON, UUID.randomUUID())));
 
         // then in the order given: started, ours, someone else's, UNKNOWN, no such attempt
         assertInstanceOf(TransitionOutcome.Applied.class, outcomes.get(0));
@@ -71,7 +73,7 @@ class StartAllIT {
     @Test
     void theSameAttemptTwiceInOneCallIsRefusedBeforeAnythingIsWritten() {
         Attempt pending = ledger.submitted("owner-a").firstAttempt();
-        assertThrows(IllegalArgumentException.class, () -> ledger.store.startAll(List.of(
+        assertThrows(IllegalArgumentException.class, () -> ledger.store.starts().startAll(List.of(
                 start(pending, UUID.randomUUID()), start(pending, UUID.randomUUID()))));
         assertEquals(1, ledger.count("SELECT count(*) FROM attempts WHERE id = ? AND status = 'PENDING'",
                 pending.id()));
@@ -87,8 +89,8 @@ class StartAllIT {
         List<Callable<List<TransitionOutcome>>> workers = new ArrayList<>();
         for (int w = 0; w < 8; w++) {
             List<Attempt> order = new ArrayList<>(attempts);
-            java.util.Collections.shuffle(order, new java.util.Random(w));
-            workers.add(() -> ledger.store.startAll(order.stream().map(a -> start(a, UUID.randomUUID())).toList()));
+            Collections.shuffle(order, new Random(w));
+            workers.add(() -> ledger.store.starts().startAll(order.stream().map(a -> start(a, UUID.randomUUID())).toList()));
         }
 
         // when they race (job rows are locked in id order, so no two deadlock)

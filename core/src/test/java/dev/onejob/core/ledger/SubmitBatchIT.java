@@ -36,7 +36,7 @@ class SubmitBatchIT {
         // given a key that exists already, and a batch mixing it with new keys and keys repeated inside the batch
         String existing = LedgerFixture.freshKey();
         SubmitOutcome.Created before = assertInstanceOf(SubmitOutcome.Created.class,
-                ledger.store.submit(LedgerFixture.newJob("owner-b", existing, "first")));
+                ledger.store.submissions().submit(LedgerFixture.newJob("owner-b", existing, "first")));
         String fresh = LedgerFixture.freshKey();
         String twice = LedgerFixture.freshKey();
         String clash = LedgerFixture.freshKey();
@@ -51,7 +51,7 @@ class SubmitBatchIT {
                 LedgerFixture.newJob("owner-c", existing, "first"));
 
         // when it is submitted
-        List<SubmitOutcome> outcomes = ledger.store.submitBatch(batch);
+        List<SubmitOutcome> outcomes = ledger.store.submissions().submitBatch(batch);
 
         // then, position by position
         UUID twiceJob = assertInstanceOf(SubmitOutcome.Created.class, outcomes.get(0)).job().id();
@@ -72,7 +72,7 @@ class SubmitBatchIT {
             assertEquals(1, ledger.count("SELECT count(*) FROM attempts WHERE job_id = ?", job));
             assertEquals(1, ledger.outboxEvents("attempt-commands", job));
         }
-        assertEquals(List.of("backup"), ledger.store.job(freshJob.job().id()).orElseThrow().fallbackProviders());
+        assertEquals(List.of("backup"), ledger.store.lookups().job(freshJob.job().id()).orElseThrow().fallbackProviders());
         assertEquals(1, ledger.count("SELECT count(*) FROM jobs WHERE owner_id = 'owner-b' AND idempotency_key = ?",
                 existing));
     }
@@ -91,7 +91,7 @@ class SubmitBatchIT {
                 List<String> order = new ArrayList<>(keys);
                 Collections.shuffle(order, new Random(round * 31L + b));
                 orders.add(order);
-                batches.add(() -> ledger.store.submitBatch(order.stream()
+                batches.add(() -> ledger.store.submissions().submitBatch(order.stream()
                         .map(key -> LedgerFixture.newJob("owner-d", key, "same for all")).toList()));
             }
 

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
+import dev.onejob.core.db.DatabaseException;
+import dev.onejob.core.json.Json;
 import dev.onejob.testing.StartGate;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -14,6 +16,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 class SubmitIT {
@@ -32,7 +35,7 @@ class SubmitIT {
             String key = LedgerFixture.freshKey();
             List<Callable<SubmitOutcome>> clicks = new ArrayList<>();
             for (int i = 0; i < 64; i++) {
-                clicks.add(() -> ledger.store.submit(LedgerFixture.newJob("owner-a", key, "I loved it")));
+                clicks.add(() -> ledger.store.submissions().submit(LedgerFixture.newJob("owner-a", key, "I loved it")));
             }
 
             // when they are released together
@@ -63,15 +66,15 @@ class SubmitIT {
         // given a job
         String key = LedgerFixture.freshKey();
         SubmitOutcome.Created first = assertInstanceOf(SubmitOutcome.Created.class,
-                ledger.store.submit(LedgerFixture.newJob("owner-a", key, "I loved it")));
+                ledger.store.submissions().submit(LedgerFixture.newJob("owner-a", key, "I loved it")));
 
         // when the same key comes with another payload
-        SubmitOutcome second = ledger.store.submit(LedgerFixture.newJob("owner-a", key, "I hated it"));
+        SubmitOutcome second = ledger.store.submissions().submit(LedgerFixture.newJob("owner-a", key, "I hated it"));
 
         // then it is a conflict naming the existing job, which is exactly as it was
         SubmitOutcome.Conflict conflict = assertInstanceOf(SubmitOutcome.Conflict.class, second);
         assertEquals(first.job().id(), conflict.existingJobId());
-        Job after = ledger.store.job(first.job().id()).orElseThrow();
+        Job after = ledger.store.lookups().job(first.job().id()).orElseThrow();
         assertEquals(first.job().request(), after.request());
         assertEquals(first.job().requestFingerprint(), after.requestFingerprint());
         assertEquals(first.job().version(), after.version());
@@ -81,19 +84,19 @@ class SubmitIT {
     @Test
     void samePayloadFormattedDifferentlyIsAReplay() {
         String key = LedgerFixture.freshKey();
-        var compact = dev.onejob.core.json.Json.parse("{\"a\":1,\"b\":[1.0,2]}");
-        var spaced = dev.onejob.core.json.Json.parse("{ \"b\" : [1, 2.00], \"a\" : 1 }");
-        SubmitOutcome.Created first = assertInstanceOf(SubmitOutcome.Created.class, ledger.store.submit(
+        var compact = Json.parse("{\"a\":1,\"b\":[1.0,2]}");
+        var spaced = Json.parse("{ \"b\" : [1, 2.00], \"a\" : 1 }");
+        SubmitOutcome.Created first = assertInstanceOf(SubmitOutcome.Created.class, ledger.store.submissions().submit(
                 new NewJob("owner-a", key, compact, "sentiment", "primary", List.of())));
-        SubmitOutcome again = ledger.store.submit(new NewJob("owner-a", key, spaced, "sentiment", "primary", List.of()));
+        SubmitOutcome again = ledger.store.submissions().submit(new NewJob("owner-a", key, spaced, "sentiment", "primary", List.of()));
         assertEquals(first.job().id(), assertInstanceOf(SubmitOutcome.Replayed.class, again).job().id());
     }
 
     @Test
     void sameKeyDifferentOwnerMakesTwoJobs() {
         String key = LedgerFixture.freshKey();
-        SubmitOutcome a = ledger.store.submit(LedgerFixture.newJob("owner-a", key, "I loved it"));
-        SubmitOutcome b = ledger.store.submit(LedgerFixture.newJob("owner-b", key, "I loved it"));
+        SubmitOutcome a = ledger.store.submissions().submit(LedgerFixture.newJob("owner-a", key, "I loved it"));
+        SubmitOutcome b = ledger.store.submissions().submit(LedgerFixture.newJob("owner-b", key, "I loved it"));
         UUID jobA = assertInstanceOf(SubmitOutcome.Created.class, a).job().id();
         UUID jobB = assertInstanceOf(SubmitOutcome.Created.class, b).job().id();
         assertNotEquals(jobA, jobB);
@@ -102,7 +105,7 @@ class SubmitIT {
 
     @Test
     void theDatabaseRefusesKeysOutsidePrintableAsciiEvenWithoutTheCodeCheck() {
-        var error = org.junit.jupiter.api.Assertions.assertThrows(dev.onejob.core.db.DatabaseException.class,
+        var error = Assertions.assertThrows(DatabaseException.class,
                 () -> ledger.database.inTransaction(connection -> {
                     try (var statement = connection.prepareStatement("""
                             INSERT INTO jobs (id, owner_id, idempotency_key, request_fingerprint, request, contract,

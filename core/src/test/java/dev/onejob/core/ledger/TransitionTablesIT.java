@@ -61,7 +61,7 @@ class TransitionTablesIT {
             }
         }));
         assertEquals("23514", error.sqlState());
-        assertEquals(AttemptStatus.PENDING, ledger.store.attempt(attempt.id()).orElseThrow().status());
+        assertEquals(AttemptStatus.PENDING, ledger.store.lookups().attempt(attempt.id()).orElseThrow().status());
     }
 
     @Test

@@ -2,11 +2,13 @@ package dev.onejob.ingest.http;
 
 import dev.onejob.core.http.HttpCall;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,7 +50,7 @@ final class Admission implements AutoCloseable {
      * @param backlog the workers' backlog now (may throw when Kafka does not answer)
      */
     Admission(Duration queueWait, long backlogBound, IntSupplier queued, CommitQueue commits,
-              java.util.function.Supplier<BacklogReading> backlog) {
+              Supplier<BacklogReading> backlog) {
         this.queueWaitNanos = queueWait.toNanos();
         this.backlogBound = backlogBound;
         this.queued = queued;
@@ -80,7 +82,7 @@ final class Admission implements AutoCloseable {
     record BacklogReading(long waiting, long taken) {
     }
 
-    private void sample(java.util.function.Supplier<BacklogReading> reader) {
+    private void sample(Supplier<BacklogReading> reader) {
         long now = System.nanoTime();
         double seconds = Math.max(1e-3, (now - lastSampleNanos) / 1e9);
         lastSampleNanos = now;
@@ -170,13 +172,13 @@ final class Admission implements AutoCloseable {
      * wait in Kafka, nothing lost, and HTTP callers keep the other half of the bound: one owner's stream of records
      * cannot push everyone's HTTP submissions into 503s.
      */
-    java.util.Optional<String> kafkaIntakeBrake() {
+    Optional<String> kafkaIntakeBrake() {
         long waiting = lastBacklog;
         if (backlogBound > 0 && waiting >= Math.max(1, backlogBound / 2)) {
-            return java.util.Optional.of(waiting + " attempt commands wait for a worker, half of HTTP_SHED_BACKLOG ("
+            return Optional.of(waiting + " attempt commands wait for a worker, half of HTTP_SHED_BACKLOG ("
                     + backlogBound + ") or more");
         }
-        return java.util.Optional.empty();
+        return Optional.empty();
     }
 
     /** A request finished (counted for the rate the queue drains). */

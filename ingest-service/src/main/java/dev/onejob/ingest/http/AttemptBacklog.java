@@ -1,19 +1,12 @@
 package dev.onejob.ingest.http;
 
+import dev.onejob.core.kafka.ConsumerLag;
 import dev.onejob.core.kafka.Topics;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ListOffsetsResult;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.TopicPartition;
 
 /**
  * The attempt commands the workers have not taken yet: the {@code attempt-worker} group's lag on
@@ -37,28 +30,11 @@ public final class AttemptBacklog implements Supplier<Admission.BacklogReading> 
     @Override
     public Admission.BacklogReading get() {
         try {
-            int partitions = admin.describeTopics(List.of(topic)).allTopicNames()
-                    .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(topic).partitions().size();
-            Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
-                    .partitionsToOffsetAndMetadata().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-            Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
-            for (int p = 0; p < partitions; p++) {
-                latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
-                earliest.put(new TopicPartition(topic, p), OffsetSpec.earliest());
-            }
-            Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = admin.listOffsets(latest).all()
-                    .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> starts = admin.listOffsets(earliest).all()
-                    .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             long waiting = 0;
             long taken = 0;
-            for (int p = 0; p < partitions; p++) {
-                TopicPartition partition = new TopicPartition(topic, p);
-                OffsetAndMetadata done = committed.get(partition);
-                long next = done != null ? done.offset() : starts.get(partition).offset();
-                waiting += Math.max(0, ends.get(partition).offset() - next);
-                taken += next;
+            for (ConsumerLag.Position position : ConsumerLag.read(admin, group, topic, TIMEOUT).partitions()) {
+                waiting += position.waiting();
+                taken += position.next();
             }
             return new Admission.BacklogReading(waiting, taken);
         } catch (InterruptedException e) {

@@ -3,38 +3,53 @@ package dev.onejob.ingest.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.onejob.core.http.HttpCall;
 import dev.onejob.core.certification.Certification;
 import dev.onejob.core.certification.CertificationCheck;
+import dev.onejob.core.certification.CertificationRequests;
 import dev.onejob.core.certification.CertificationStore;
+import dev.onejob.core.config.ProviderConfig;
+import dev.onejob.core.config.Providers;
+import dev.onejob.core.contract.Contract;
+import dev.onejob.core.contract.Contracts;
+import dev.onejob.core.http.HttpCall;
 import dev.onejob.core.json.Json;
 import dev.onejob.ingest.Principal;
-import dev.onejob.providers.certify.CertificationReport;
-import dev.onejob.providers.certify.CertificationRunner;
 import java.io.IOException;
+import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 
 /**
- * {@code POST /v1/certifications} (role operate) certifies a provider for a contract, or every pair, on demand,
- * through the worker's own adapters, and stores the result; {@code GET /v1/certifications} lists the newest result
- * per (provider, contract).
+ * {@code POST /v1/certifications} (role operate) asks the workers to certify a provider for a contract, or every
+ * pair: it records a request and its command through the outbox ({@link CertificationRequests}), then waits up to
+ * {@code CERTIFY_WAIT} for a worker to finish it and answers 200 with the request's stored runs, or 202 with the
+ * request id when the worker takes longer (the runs land all the same). The ingest service holds no provider key and
+ * calls no provider. {@code GET /v1/certifications} lists the newest result per (provider, contract).
  */
 final class CertificationsApi {
-    private final CertificationRunner runner;
+    /** How often a waiting request looks at its certification request again. */
+    private static final Duration RECHECK = Duration.ofMillis(200);
+
+    private final CertificationRequests requests;
     private final CertificationStore store;
+    private final Providers providers;
+    private final Contracts contracts;
+    private final Duration wait;
     private final int maxBodyBytes;
 
-    CertificationsApi(CertificationRunner runner, CertificationStore store, int maxBodyBytes) {
-        this.runner = runner;
+    CertificationsApi(CertificationRequests requests, CertificationStore store, Providers providers,
+                      Contracts contracts, Duration wait, int maxBodyBytes) {
+        this.requests = requests;
         this.store = store;
+        this.providers = providers;
+        this.contracts = contracts;
+        this.wait = wait;
         this.maxBodyBytes = maxBodyBytes;
     }
 
     void certify(HttpCall exchange, Principal caller) throws IOException {
-        if (!caller.may(Principal.OPERATE)) {
-            throw Problem.forbidden("this token lacks the 'operate' role");
-        }
         JsonNode body = Exchanges.json(Exchanges.body(exchange, maxBodyBytes));
         Optional<String> provider = text(body, "provider");
         Optional<String> contract = text(body, "contract");
@@ -43,17 +58,54 @@ final class CertificationsApi {
             throw Problem.invalidRequest("give 'provider' and 'contract', or 'all': true",
                     List.of("'provider' and 'contract' are required unless 'all' is true"));
         }
-        List<CertificationReport> reports;
-        try {
-            reports = runner.run(provider, contract);
-        } catch (IllegalArgumentException e) {
-            throw Problem.invalidRequest(e.getMessage(), List.of(e.getMessage()));
+        if (provider.isPresent() && providers.find(provider.get()).isEmpty()) {
+            throw unknown("no provider '" + provider.get() + "' in the providers file; known: ",
+                    providers.all().stream().map(ProviderConfig::id).toList());
         }
-        ArrayNode results = Json.MAPPER.createArrayNode();
-        reports.forEach(report -> results.add(json(report.toCertification())));
+        if (contract.isPresent() && contracts.find(contract.get()).isEmpty()) {
+            throw unknown("no contract '" + contract.get() + "' in the contracts directory; known: ",
+                    contracts.all().stream().map(Contract::id).toList());
+        }
+        UUID id = requests.request(provider, contract, "operator:" + caller.ownerId()).requestId();
+        Optional<CertificationRequests.Request> finished = awaitFinished(id);
         ObjectNode answer = Json.object();
-        answer.set("certifications", results);
+        answer.put("request_id", id.toString());
+        if (finished.isEmpty()) {
+            answer.put("status", "running");
+            answer.putArray("certifications");
+            Exchanges.sendJson(exchange, 202, answer);
+            return;
+        }
+        if (finished.get().error().isPresent()) {
+            // The worker's files do not know what this service's files do: a configuration skew, said as it is.
+            String error = "the worker could not run it: " + finished.get().error().get();
+            throw Problem.invalidRequest(error, List.of(error));
+        }
+        ArrayNode results = answer.putArray("certifications");
+        store.forRequest(id).forEach(run -> results.add(json(run)));
         Exchanges.sendJson(exchange, 200, answer);
+    }
+
+    /** The request once a worker finished it, or empty when {@link #wait} passed first. */
+    private Optional<CertificationRequests.Request> awaitFinished(UUID id) {
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (true) {
+            Optional<CertificationRequests.Request> request = requests.find(id).filter(CertificationRequests.Request::finished);
+            if (request.isPresent() || System.nanoTime() >= deadline) {
+                return request;
+            }
+            try {
+                Thread.sleep(Math.min(RECHECK.toMillis(), Math.max(1, (deadline - System.nanoTime()) / 1_000_000)));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return Optional.empty();
+            }
+        }
+    }
+
+    private static Problem unknown(String what, Collection<String> known) {
+        String detail = what + String.join(", ", known);
+        return Problem.invalidRequest(detail, List.of(detail));
     }
 
     void list(HttpCall exchange) throws IOException {

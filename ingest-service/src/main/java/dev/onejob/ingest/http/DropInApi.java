@@ -22,6 +22,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Executor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The drop-in endpoints: {@code POST /v1/chat/completions} (OpenAI) and {@code POST /v1/messages} (Anthropic). Each
@@ -32,14 +34,14 @@ import java.util.concurrent.Executor;
  * {@code x-should-retry: false}, which the official SDKs honour: they do not retry it blindly. A retry with the same
  * key attaches to the same job and never starts a second one. Every error here carries that header too (except 429
  * and 503, after which nothing was written and a retry is what the caller should do) and, besides the problem
- * members, an {@code error} object as the SDKs read it.
+ * members, an {@code error} object as the SDKs read it ({@link DropInProblems}).
  */
 final class DropInApi {
     static final String CHAT_COMPLETIONS = "/v1/chat/completions";
     static final String MESSAGES = "/v1/messages";
     static final ChatCompletionsFormat OPENAI = new ChatCompletionsFormat();
     static final MessagesFormat ANTHROPIC = new MessagesFormat();
-    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(DropInApi.class);
+    private static final Logger log = LoggerFactory.getLogger(DropInApi.class);
 
     private final JobsApi jobs;
     private final JobRequests requests;
@@ -64,11 +66,6 @@ final class DropInApi {
         this.maxWait = maxWait;
     }
 
-    /** Whether {@code path} is a drop-in endpoint, whose errors are shaped for the SDKs ({@link #shaped}). */
-    static boolean serves(String path) {
-        return path.equals(CHAT_COMPLETIONS) || path.equals(MESSAGES);
-    }
-
     /**
      * Validates the call on this thread, submits its job through group commit and returns: the answer is sent once
      * the job is finished or the wait is over, and no thread waits meanwhile.
@@ -78,7 +75,7 @@ final class DropInApi {
         jobs.admit(caller);
         String key = exchange.header("Idempotency-Key");
         if (key == null) {
-            throw missingKey(format);
+            throw DropInProblems.missingKey(format);
         }
         IdempotencyKey.problem(key).ifPresent(reason -> {
             throw new Problem(400, "idempotency-key-invalid", "Invalid Idempotency-Key", reason);
@@ -86,7 +83,7 @@ final class DropInApi {
         DropInFormat.Call call = format.read(requestBody(exchange));
         if (!call.problems().isEmpty()) {
             metrics.submitted("http", "invalid");
-            throw invalid(call.problems());
+            throw DropInProblems.invalid(call.problems());
         }
         Providers.Route route = providers.alias(call.model()).orElseThrow(() -> new Problem(404, "model-not-found",
                 "Unknown model alias", "model '" + call.model() + "' is not an alias of providers.yaml; the aliases "
@@ -99,7 +96,7 @@ final class DropInApi {
         JobRequests.Validated validated = requests.validate(caller.ownerId(), key, request);
         if (!validated.isValid()) {
             metrics.submitted("http", "invalid");
-            throw invalid(validated.problems());
+            throw DropInProblems.invalid(validated.problems());
         }
         Duration wait = Prefer.waitFor(exchange.headers("Prefer"), maxWait).orElse(maxWait);
         jobs.submitThenAnswer(exchange, validated.job(), executor, later,
@@ -109,7 +106,7 @@ final class DropInApi {
     private JsonNode requestBody(HttpCall exchange) throws IOException {
         JsonNode body = Exchanges.json(Exchanges.body(exchange, maxBodyBytes));
         if (!body.isObject()) {
-            throw invalid(List.of("the request body must be a JSON object"));
+            throw DropInProblems.invalid(List.of("the request body must be a JSON object"));
         }
         return body;
     }
@@ -151,7 +148,7 @@ final class DropInApi {
         DropInFormat.Finished.Head head = head(format, job, call.model());
         if (call.stream()) {
             if (job.status().isFinished() && job.status() != JobStatus.SUCCEEDED) {
-                throw unfinishedOrFailed(history(job.id()));
+                throw DropInProblems.unfinishedOrFailed(history(job.id()));
             }
             streams.follow(exchange, job.id(), format.stream(head, call.includeUsage()), wait, later);
             return false;
@@ -173,7 +170,7 @@ final class DropInApi {
                                JobHistory history) throws IOException {
         Optional<DropInFormat.Finished> finished = succeeded(head, history);
         if (finished.isEmpty()) {
-            throw unfinishedOrFailed(history);
+            throw DropInProblems.unfinishedOrFailed(history);
         }
         exchange.setHeader(ATTEMPT_HEADER, history.job().completedBy().toString());
         Exchanges.sendJson(exchange, 200, format.answer(finished.get()));
@@ -202,103 +199,5 @@ final class DropInApi {
     static DropInFormat.Finished.Head head(DropInFormat format, Job job, String model) {
         String id = format == ANTHROPIC ? "msg_" + job.id().toString().replace("-", "") : "chatcmpl-" + job.id();
         return new DropInFormat.Finished.Head(id, model, job.createdAt().getEpochSecond());
-    }
-
-    /**
-     * Where a job that has no answer to give stands: FAILED (422 when its answer broke the contract, else 502),
-     * CANCELLED (409), or not finished when the wait ended (504). Each names the job and its last attempt.
-     */
-    static Problem unfinishedOrFailed(JobHistory history) {
-        Job job = history.job();
-        Attempt last = history.attempts().isEmpty() ? null : history.attempts().get(history.attempts().size() - 1);
-        Problem problem;
-        if (job.status() == JobStatus.FAILED) {
-            boolean contract = "contract_violation".equals(job.errorCode())
-                    || last != null && "contract_violation".equals(last.errorCode());
-            String detail = "job " + job.id() + " FAILED: " + job.errorMessage() + "; a retry with the same "
-                    + "Idempotency-Key returns this answer again, a new key starts a new job";
-            problem = contract ? new Problem(422, "contract-violation", "The answer broke the contract", detail)
-                    : new Problem(502, "job-failed", "The job failed", detail);
-        } else if (job.status() == JobStatus.CANCELLED) {
-            problem = new Problem(409, "job-cancelled", "The job was cancelled", "job " + job.id()
-                    + " was cancelled; a new key starts a new job");
-        } else {
-            String attempt = last == null ? "" : "; its attempt " + last.id() + " on " + last.provider() + " is "
-                    + last.status() + (last.status() == dev.onejob.core.ledger.AttemptStatus.PENDING
-                    && last.notBefore() != null ? ", a retry that starts at " + last.notBefore()
-                    + " (the provider refused the attempt before it)" : "");
-            problem = new Problem(504, "job-not-finished", "The job is not finished yet", "job " + job.id() + " is "
-                    + job.status() + attempt + (last != null && last.status().name().equals("UNKNOWN")
-                    ? " (the provider may still answer; an operator may resolve it)" : "")
-                    + "; a retry with the same Idempotency-Key attaches to this job and never starts a second one");
-        }
-        problem.with("job_id", job.id().toString()).with("job_status", job.status().name());
-        if (last != null) {
-            problem.with("attempt_id", last.id().toString()).with("attempt_status", last.status().name());
-        }
-        return problem.with("attempts", attemptsInBrief(history.attempts()));
-    }
-
-    /** Each attempt of the job and why it ended: retries and failovers, as the caller's error names them. */
-    private static com.fasterxml.jackson.databind.node.ArrayNode attemptsInBrief(List<Attempt> attempts) {
-        var brief = Json.MAPPER.createArrayNode();
-        for (Attempt attempt : attempts) {
-            ObjectNode one = brief.addObject().put("id", attempt.id().toString()).put("provider", attempt.provider())
-                    .put("status", attempt.status().name());
-            if (attempt.errorCode() != null) {
-                one.put("error_code", attempt.errorCode());
-            }
-            if (attempt.notBefore() != null) {
-                one.put("not_before", attempt.notBefore().toString());
-            }
-        }
-        return brief;
-    }
-
-    private static Problem invalid(List<String> problems) {
-        return new Problem(400, "invalid-call", "The call cannot be passed through",
-                "the call cannot be passed through: " + String.join("; ", problems)).withErrors(problems);
-    }
-
-    private static Problem missingKey(DropInFormat format) {
-        String sdk = format == ANTHROPIC ? "Anthropic" : "OpenAI";
-        String detail = "every call needs an Idempotency-Key header naming the user's intent (the same key on every "
-                + "retry of it, a new key for a new intent); onejob makes one job per key. With the " + sdk
-                + " SDK, per request: Python extra_headers={\"Idempotency-Key\": key}; Java "
-                + "RequestOptions or params.toBuilder().putAdditionalHeader(\"Idempotency-Key\", key); TypeScript "
-                + "{ headers: { \"Idempotency-Key\": key } }. As a default for a client whose calls each name one "
-                + "intent: default_headers (Python), defaultHeaders (TypeScript), putHeader (Java). See "
-                + "docs/drop-in.md";
-        return new Problem(400, "idempotency-key-missing", "Idempotency-Key header required", detail);
-    }
-
-    /**
-     * A problem as the drop-in endpoints send it: the problem members, an {@code error} object as the SDKs read
-     * it ({@code message}, {@code type}, {@code code}, and the job's members), and {@code x-should-retry: false}
-     * except after 429 and 503, when nothing was written.
-     */
-    static Problem shaped(HttpCall exchange, Problem problem) {
-        if (problem.status() != 429 && problem.status() != 503) {
-            exchange.setHeader("x-should-retry", "false");
-        }
-        if (problem.status() == 504) {
-            exchange.setHeader("Retry-After", "5");
-        }
-        return problem.with("error", error(problem));
-    }
-
-    /** The {@code error} object of a problem: what both SDKs show as the message, and the job's members. */
-    static ObjectNode error(Problem problem) {
-        ObjectNode error = Json.object();
-        error.put("message", problem.getMessage());
-        error.put("type", problem.type().replace('-', '_'));
-        error.put("code", problem.type().replace('-', '_'));
-        for (String member : List.of("job_id", "job_status", "attempt_id", "attempt_status", "attempts")) {
-            JsonNode value = problem.extension(member);
-            if (value != null) {
-                error.set(member, value);
-            }
-        }
-        return error;
     }
 }

@@ -1,6 +1,7 @@
 package dev.onejob.ingest.http;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.onejob.core.events.AttemptChunk;
 import dev.onejob.core.http.HttpCall;
 import dev.onejob.core.ledger.Attempt;
 import dev.onejob.core.ledger.AttemptStatus;
@@ -66,9 +67,7 @@ final class DropInStreams {
     }
 
     /** One stream: which attempt it relays, how far, and how it ends. */
-    private final class Relay implements JobWatch.Watcher, AttemptChunks.Listener {
-        private final UUID jobId;
-        private final HttpCall.Stream stream;
+    private final class Relay extends StreamWatcher implements AttemptChunks.Listener {
         private final DropInFormat.StreamEvents events;
         /** The attempt whose pieces were relayed (from its first), or null while none was. */
         private UUID relaying;
@@ -78,21 +77,19 @@ final class DropInStreams {
         private boolean broken;
         /** The job's history once it succeeded while the last pieces were still on their way. */
         private JobHistory succeeded;
-        private JobHistory last;
 
         private final Duration wait;
         /** When the last piece was relayed ({@link System#nanoTime()}). */
         private long lastPiece;
 
         Relay(UUID jobId, HttpCall.Stream stream, DropInFormat.StreamEvents events, Duration wait) {
-            this.jobId = jobId;
-            this.stream = stream;
+            super(jobId, stream);
             this.events = events;
             this.wait = wait;
         }
 
         @Override
-        public synchronized void chunk(dev.onejob.core.events.AttemptChunk chunk) {
+        public synchronized void chunk(AttemptChunk chunk) {
             if (!stream.isOpen() || broken) {
                 return;
             }
@@ -123,16 +120,7 @@ final class DropInStreams {
         }
 
         @Override
-        public boolean done() {
-            return !stream.isOpen();
-        }
-
-        @Override
-        public synchronized void update(JobHistory history) {
-            if (!stream.isOpen()) {
-                return;
-            }
-            last = history;
+        void follow(JobHistory history) {
             JobStatus status = history.job().status();
             if (status == JobStatus.SUCCEEDED) {
                 succeededJob(history);
@@ -183,8 +171,8 @@ final class DropInStreams {
         }
 
         private void fail(JobHistory history, String message) {
-            Problem problem = DropInApi.unfinishedOrFailed(history);
-            ObjectNode error = DropInApi.error(problem);
+            Problem problem = DropInProblems.unfinishedOrFailed(history);
+            ObjectNode error = DropInProblems.error(problem);
             error.put("message", message);
             send(List.of(events.error(error)));
             stream.close();
@@ -206,7 +194,7 @@ final class DropInStreams {
                     stream.close();
                     return;
                 }
-                fail(now, DropInApi.unfinishedOrFailed(now).getMessage());
+                fail(now, DropInProblems.unfinishedOrFailed(now).getMessage());
             }
         }
 

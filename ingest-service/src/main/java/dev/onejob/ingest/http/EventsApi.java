@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.ScheduledFuture;
 
@@ -37,11 +38,11 @@ final class EventsApi {
     }
 
     void events(HttpCall exchange, Principal caller, String id, JobsApi.Later later) throws IOException {
-        JobHistory history = uuid(id).flatMap(queries::history)
+        JobHistory history = JobsApi.uuid(id).flatMap(queries::history)
                 .filter(h -> h.job().ownerId().equals(caller.ownerId()))
                 .orElseThrow(() -> Problem.notFound("no such job"));
         String accept = exchange.header("Accept");
-        if (accept == null || !accept.toLowerCase(java.util.Locale.ROOT).contains(EVENT_STREAM)) {
+        if (accept == null || !accept.toLowerCase(Locale.ROOT).contains(EVENT_STREAM)) {
             ObjectNode body = Json.object();
             ArrayNode list = body.putArray("events");
             JobTimeline.events(history).forEach(event -> list.add(JobJson.event(event)));
@@ -70,29 +71,16 @@ final class EventsApi {
     }
 
     /** One stream: what it has told its client, and the rest as the job's history grows. */
-    private static final class Follower implements JobWatch.Watcher {
-        private final UUID jobId;
-        private final HttpCall.Stream stream;
+    private static final class Follower extends StreamWatcher {
         private Position told;
-        private JobHistory last;
 
         Follower(UUID jobId, HttpCall.Stream stream, Position told) {
-            this.jobId = jobId;
-            this.stream = stream;
+            super(jobId, stream);
             this.told = told;
         }
 
         @Override
-        public boolean done() {
-            return !stream.isOpen();
-        }
-
-        @Override
-        public synchronized void update(JobHistory history) {
-            if (!stream.isOpen()) {
-                return;
-            }
-            last = history;
+        void follow(JobHistory history) {
             List<JobTimeline.Event> events = JobTimeline.after(history, told);
             for (JobTimeline.Event event : events) {
                 stream.write(frame(event));
@@ -118,14 +106,6 @@ final class EventsApi {
             // JSON written on one line holds no newline, so it is one data: line.
             return ("id: " + event.position().text() + "\nevent: " + event.type().wireName() + "\ndata: "
                     + Json.write(JobJson.event(event)) + "\n\n").getBytes(StandardCharsets.UTF_8);
-        }
-    }
-
-    private static java.util.Optional<UUID> uuid(String text) {
-        try {
-            return java.util.Optional.of(UUID.fromString(text));
-        } catch (IllegalArgumentException e) {
-            return java.util.Optional.empty();
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.onejob.ingest.http;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.http.HttpCall;
 import dev.onejob.core.json.Json;
@@ -51,7 +52,7 @@ final class Exchanges {
         try {
             return Json.MAPPER.readTree(body);
         } catch (IOException e) {
-            String reason = e instanceof com.fasterxml.jackson.core.JsonProcessingException jpe
+            String reason = e instanceof JsonProcessingException jpe
                     ? jpe.getOriginalMessage() : e.getMessage();
             throw new Problem(422, "malformed-json", "The body is not valid JSON", "the request body is not valid "
                     + "JSON: " + reason);

@@ -1,5 +1,15 @@
 package dev.onejob.ingest.http;
 
+import static dev.onejob.ingest.http.QueryParameters.allowOnly;
+import static dev.onejob.ingest.http.QueryParameters.badRequest;
+import static dev.onejob.ingest.http.QueryParameters.blankToNull;
+import static dev.onejob.ingest.http.QueryParameters.cursor;
+import static dev.onejob.ingest.http.QueryParameters.duration;
+import static dev.onejob.ingest.http.QueryParameters.limit;
+import static dev.onejob.ingest.http.QueryParameters.owner;
+import static dev.onejob.ingest.http.QueryParameters.parseEnum;
+import static dev.onejob.ingest.http.QueryParameters.time;
+
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.certification.CertificationStore;
@@ -17,14 +27,12 @@ import dev.onejob.core.ledger.LedgerQueries.JobFilter;
 import dev.onejob.core.ledger.LedgerQueries.Page;
 import dev.onejob.ingest.IngestMetrics;
 import dev.onejob.ingest.Principal;
+import dev.onejob.ingest.ProviderCooldowns;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
-import java.util.Arrays;
+import java.util.Comparator;
 import java.util.EnumSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -37,7 +45,6 @@ import java.util.TreeSet;
  * reads as "no filter".
  */
 final class FindApi {
-    private static final int DEFAULT_LIMIT = 50;
     private static final Duration RECENT_FAILURES = Duration.ofHours(1);
 
     private final LedgerQueries queries;
@@ -47,10 +54,10 @@ final class FindApi {
     private final IngestMetrics metrics;
     private final JobWatch watch;
 
-    private final dev.onejob.ingest.ProviderCooldowns cooldowns;
+    private final ProviderCooldowns cooldowns;
 
     FindApi(LedgerQueries queries, CertificationStore certifications, Providers providers, Contracts contracts,
-            IngestMetrics metrics, JobWatch watch, dev.onejob.ingest.ProviderCooldowns cooldowns) {
+            IngestMetrics metrics, JobWatch watch, ProviderCooldowns cooldowns) {
         this.cooldowns = cooldowns;
         this.queries = queries;
         this.certifications = certifications;
@@ -199,7 +206,7 @@ final class FindApi {
         ArrayNode list = body.putArray("contracts");
         // The files' contracts first: a form that offers the first one offers a template, not the built-in.
         for (Contract contract : contracts.all().stream()
-                .sorted(java.util.Comparator.comparing(Contract::passthrough).thenComparing(Contract::id)).toList()) {
+                .sorted(Comparator.comparing(Contract::passthrough).thenComparing(Contract::id)).toList()) {
             ObjectNode item = list.addObject();
             item.put("id", contract.id());
             item.put("kind", contract.passthrough() ? "passthrough" : "template");
@@ -211,15 +218,11 @@ final class FindApi {
     }
 
     /**
-     * Counters for a live chart, over every owner's jobs: operators only. Rates come from two readings'
-     * difference.
+     * Counters for a live chart, over every owner's jobs: operators only (its route's role). Rates come from two
+     * readings' difference.
      */
-    void stats(HttpCall exchange, Principal caller) throws IOException {
+    void stats(HttpCall exchange) throws IOException {
         allowOnly(Exchanges.query(exchange));
-        if (!caller.may(Principal.OPERATE)) {
-            throw Problem.forbidden("the service's counters span every owner's jobs: reading them needs the "
-                    + "'operate' role");
-        }
         LedgerQueries.UnknownCount unknown = queries.unknownCount();
         ObjectNode body = Json.object();
         body.put("at", Instant.now().toString());
@@ -243,19 +246,6 @@ final class FindApi {
         Exchanges.sendJson(exchange, 200, body);
     }
 
-    /** The owner to list: the caller's own, or for an operator every owner unless {@code owner} names one. */
-    static String owner(Principal caller, Map<String, String> query) {
-        String owner = blankToNull(query.get("owner"));
-        if (!caller.may(Principal.OPERATE)) {
-            if (owner != null && !owner.equals(caller.ownerId())) {
-                throw Problem.forbidden("only operators may read another owner's jobs, attempts or usage ('owner'"
-                        + " needs the 'operate' role)");
-            }
-            return caller.ownerId();
-        }
-        return owner;
-    }
-
     private static ObjectNode brief(Attempt attempt) {
         ObjectNode node = Json.object();
         node.put("attempt_id", attempt.id().toString());
@@ -266,86 +256,6 @@ final class FindApi {
 
     private static void next(ObjectNode body, Page<?> page) {
         putText(body, "next_cursor", page.nextCursor());
-    }
-
-    static void allowOnly(Map<String, String> query, String... names) {
-        List<String> allowed = Arrays.asList(names);
-        for (String name : query.keySet()) {
-            if (!allowed.contains(name)) {
-                throw badRequest("unknown query parameter '" + name + "'" + (allowed.isEmpty()
-                        ? "; this resource takes none" : "; allowed: " + String.join(", ", allowed)));
-            }
-        }
-    }
-
-    private static int limit(Map<String, String> query) {
-        String text = query.get("limit");
-        if (text == null) {
-            return DEFAULT_LIMIT;
-        }
-        try {
-            int limit = Integer.parseInt(text);
-            if (limit >= 1 && limit <= LedgerQueries.MAX_LIMIT) {
-                return limit;
-            }
-        } catch (NumberFormatException e) {
-            // refused below
-        }
-        throw badRequest("'limit' must be a whole number from 1 to " + LedgerQueries.MAX_LIMIT);
-    }
-
-    private static String cursor(Map<String, String> query) {
-        String cursor = blankToNull(query.get("cursor"));
-        if (cursor != null && !LedgerQueries.validCursor(cursor)) {
-            throw badRequest("'cursor' is not one this server gave out: send back a page's next_cursor as it was");
-        }
-        return cursor;
-    }
-
-    private static Instant time(Map<String, String> query, String name) {
-        String text = blankToNull(query.get(name));
-        if (text == null) {
-            return null;
-        }
-        try {
-            return OffsetDateTime.parse(text).toInstant();
-        } catch (DateTimeParseException e) {
-            throw badRequest("'" + name + "' must be an RFC 3339 time such as 2026-12-04T10:15:30Z");
-        }
-    }
-
-    private static Duration duration(Map<String, String> query, String name) {
-        String text = blankToNull(query.get(name));
-        if (text == null) {
-            return Duration.ZERO;
-        }
-        try {
-            Duration value = text.chars().allMatch(Character::isDigit) && text.length() <= 9
-                    ? Duration.ofSeconds(Long.parseLong(text)) : Duration.parse(text);
-            if (!value.isNegative()) {
-                return value;
-            }
-        } catch (DateTimeParseException e) {
-            // refused below
-        }
-        throw badRequest("'" + name + "' must be a duration: seconds (300) or ISO 8601 (PT5M)");
-    }
-
-    private static <E extends Enum<E>> E parseEnum(Class<E> type, String name, String text) {
-        try {
-            return Enum.valueOf(type, text);
-        } catch (IllegalArgumentException e) {
-            throw badRequest("'" + name + "' must be one of " + Arrays.toString(type.getEnumConstants())
-                    + ", not '" + text + "'");
-        }
-    }
-
-    static Problem badRequest(String detail) {
-        return new Problem(400, "bad-request", "Bad request", detail);
-    }
-
-    static String blankToNull(String text) {
-        return text == null || text.isEmpty() ? null : text;
     }
 
     private static void putText(ObjectNode node, String field, String value) {

@@ -1,6 +1,6 @@
 package dev.onejob.ingest.http;
 
-import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.ledger.Ledger;
 import dev.onejob.core.ledger.NewJob;
 import dev.onejob.core.ledger.SubmitOutcome;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -10,12 +10,13 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Group commit for HTTP submissions: the submissions that are waiting when a committer becomes free share one
- * PostgreSQL transaction and one WAL flush ({@link LedgerStore#submitBatch}, the set-based intake the Kafka consumer
+ * PostgreSQL transaction and one WAL flush ({@link JobSubmissions#submitBatch}, the set-based intake the Kafka consumer
  * uses), up to {@link #maxBatch} at a time. Nothing waits on purpose: a lone submission is committed at once, alone;
  * under load, the ones that arrive while a commit is in flight go together in the next. Each gets the outcome it would
  * get alone (the unique constraint decides; a key twice in one group is created once, then replayed or a conflict),
@@ -24,14 +25,14 @@ import org.slf4j.LoggerFactory;
 final class GroupCommit implements AutoCloseable, Admission.CommitQueue {
     private static final Logger log = LoggerFactory.getLogger(GroupCommit.class);
 
-    private final LedgerStore ledger;
+    private final Ledger ledger;
     private final int maxBatch;
     private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
     private final List<Thread> committers = new ArrayList<>();
     private final DistributionSummary batchSizes;
     private volatile boolean running = true;
 
-    private final java.util.concurrent.atomic.LongAdder committed = new java.util.concurrent.atomic.LongAdder();
+    private final LongAdder committed = new LongAdder();
 
     private record Pending(NewJob job, CompletableFuture<SubmitOutcome> outcome, long enqueuedNanos) {
     }
@@ -40,7 +41,7 @@ final class GroupCommit implements AutoCloseable, Admission.CommitQueue {
      * {@code committers} threads, each committing one group at a time (at most the database pool's size is useful),
      * groups of at most {@code maxBatch} submissions.
      */
-    GroupCommit(LedgerStore ledger, int committers, int maxBatch, MeterRegistry registry) {
+    GroupCommit(Ledger ledger, int committers, int maxBatch, MeterRegistry registry) {
         this.ledger = ledger;
         this.maxBatch = maxBatch;
         this.batchSizes = DistributionSummary.builder("onejob_http_submit_group_size")
@@ -96,7 +97,7 @@ final class GroupCommit implements AutoCloseable, Admission.CommitQueue {
         batchSizes.record(group.size());
         List<SubmitOutcome> outcomes;
         try {
-            outcomes = ledger.submitBatch(group.stream().map(Pending::job).toList());
+            outcomes = ledger.submissions().submitBatch(group.stream().map(Pending::job).toList());
         } catch (RuntimeException e) {
             // PostgreSQL is away (submitBatch retries data refusals one by one): every submission of the group
             // gets the same failure, and nothing of the group was written.

@@ -4,8 +4,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.ledger.Attempt;
 import dev.onejob.core.ledger.Job;
+import dev.onejob.core.ledger.JobTimeline;
+import dev.onejob.core.ledger.OperatorAction;
+import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.List;
+import java.util.Objects;
 
 /** The HTTP representation of jobs and attempts (documented in the OpenAPI file as Job and Attempt). */
 public final class JobJson {
@@ -17,7 +21,7 @@ public final class JobJson {
     }
 
     /** The job as the API shows it, with its attempts and what operators did to it. */
-    public static ObjectNode job(Job job, List<Attempt> attempts, List<dev.onejob.core.ledger.OperatorAction> actions) {
+    public static ObjectNode job(Job job, List<Attempt> attempts, List<OperatorAction> actions) {
         ObjectNode node = Json.object();
         node.put("id", job.id().toString());
         node.put("owner_id", job.ownerId());
@@ -33,20 +37,12 @@ public final class JobJson {
         time(node, "created_at", job.createdAt());
         time(node, "updated_at", job.updatedAt());
         time(node, "finished_at", job.finishedAt());
-        text(node, "completed_by", job.completedBy() == null ? null : job.completedBy().toString());
-        node.set("result", job.result() == null ? Json.MAPPER.nullNode() : job.result());
-        if (job.errorCode() == null) {
-            node.putNull("error");
-        } else {
-            ObjectNode error = node.putObject("error");
-            error.put("code", job.errorCode());
-            text(error, "message", job.errorMessage());
-        }
+        outcome(node, job);
         var list = node.putArray("attempts");
         attempts.forEach(a -> list.add(attempt(a)));
         // Every billed attempt counts, a lost race's included: the provider billed it.
-        node.put("cost_usd", attempts.stream().map(Attempt::costUsd).filter(java.util.Objects::nonNull)
-                .reduce(java.math.BigDecimal.ZERO, java.math.BigDecimal::add).stripTrailingZeros().toPlainString());
+        node.put("cost_usd", attempts.stream().map(Attempt::costUsd).filter(Objects::nonNull)
+                .reduce(BigDecimal.ZERO, BigDecimal::add).stripTrailingZeros().toPlainString());
         var done = node.putArray("operator_actions");
         for (var action : actions) {
             ObjectNode item = done.addObject();
@@ -70,12 +66,8 @@ public final class JobJson {
         time(node, "started_at", attempt.startedAt());
         time(node, "soft_deadline", attempt.softDeadline());
         time(node, "finished_at", attempt.finishedAt());
-        if (attempt.errorCode() == null) {
-            node.putNull("error");
-        } else {
-            ObjectNode error = node.putObject("error");
-            error.put("code", attempt.errorCode());
-            text(error, "message", attempt.errorMessage());
+        ObjectNode error = error(node, attempt.errorCode(), attempt.errorMessage());
+        if (error != null) {
             if (attempt.retryable() == null) {
                 error.putNull("retryable");
             } else {
@@ -96,7 +88,7 @@ public final class JobJson {
     }
 
     /** One event of a job's timeline (documented in the OpenAPI file as JobEvent). */
-    public static ObjectNode event(dev.onejob.core.ledger.JobTimeline.Event event) {
+    public static ObjectNode event(JobTimeline.Event event) {
         ObjectNode node = Json.object();
         node.put("id", event.position().text());
         node.put("type", event.type().wireName());
@@ -119,13 +111,7 @@ public final class JobJson {
                     node.put("latency_ms", latency.toMillis());
                 }
                 text(node, "provider_request_id", attempt.providerRequestId());
-                if (attempt.errorCode() == null) {
-                    node.putNull("error");
-                } else {
-                    ObjectNode error = node.putObject("error");
-                    error.put("code", attempt.errorCode());
-                    text(error, "message", attempt.errorMessage());
-                }
+                error(node, attempt.errorCode(), attempt.errorMessage());
             }
             case ATTEMPT_DISCARDED -> {
                 text(node, "lost_reason", attempt.lostReason() == null ? null : attempt.lostReason().wireName());
@@ -142,20 +128,31 @@ public final class JobJson {
             case JOB_FINISHED -> {
                 Job job = event.job();
                 node.put("job_status", job.status().name());
-                text(node, "completed_by", job.completedBy() == null ? null : job.completedBy().toString());
-                node.set("result", job.result() == null ? Json.MAPPER.nullNode() : job.result());
-                if (job.errorCode() == null) {
-                    node.putNull("error");
-                } else {
-                    ObjectNode error = node.putObject("error");
-                    error.put("code", job.errorCode());
-                    text(error, "message", job.errorMessage());
-                }
+                outcome(node, job);
             }
             default -> {
             }
         }
         return node;
+    }
+
+    /** What a job came to: the attempt that completed it, its result, its error. */
+    private static void outcome(ObjectNode node, Job job) {
+        text(node, "completed_by", job.completedBy() == null ? null : job.completedBy().toString());
+        node.set("result", job.result() == null ? Json.MAPPER.nullNode() : job.result());
+        error(node, job.errorCode(), job.errorMessage());
+    }
+
+    /** The {@code error} member: null without a code, else its code and message (returned for more members). */
+    private static ObjectNode error(ObjectNode node, String code, String message) {
+        if (code == null) {
+            node.putNull("error");
+            return null;
+        }
+        ObjectNode error = node.putObject("error");
+        error.put("code", code);
+        text(error, "message", message);
+        return error;
     }
 
     private static void time(ObjectNode node, String field, Instant value) {

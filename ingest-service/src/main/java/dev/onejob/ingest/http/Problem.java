@@ -1,5 +1,6 @@
 package dev.onejob.ingest.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.json.Json;
 import java.util.List;
@@ -29,13 +30,13 @@ public final class Problem extends RuntimeException {
         return this;
     }
 
-    public Problem with(String member, com.fasterxml.jackson.databind.JsonNode value) {
+    public Problem with(String member, JsonNode value) {
         extensions.set(member, value);
         return this;
     }
 
     /** The extension member {@code member}, or null. */
-    public com.fasterxml.jackson.databind.JsonNode extension(String member) {
+    public JsonNode extension(String member) {
         return extensions.get(member);
     }
 

@@ -13,6 +13,7 @@ import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -38,18 +39,18 @@ final class UsageApi {
 
     void usage(HttpCall exchange, Principal caller) throws IOException {
         Map<String, String> query = Exchanges.query(exchange);
-        FindApi.allowOnly(query, "from", "to", "group_by", "owner");
+        QueryParameters.allowOnly(query, "from", "to", "group_by", "owner");
         LocalDate to = day(query, "to", LocalDate.now(clock.withZone(ZoneOffset.UTC)).plusDays(1));
         LocalDate from = day(query, "from", to.minusDays(DEFAULT_DAYS));
         if (!from.isBefore(to)) {
-            throw FindApi.badRequest("'from' (" + from + ") must be before 'to' (" + to + "); 'to' is exclusive");
+            throw QueryParameters.badRequest("'from' (" + from + ") must be before 'to' (" + to + "); 'to' is exclusive");
         }
         if (from.plusDays(MAX_DAYS).isBefore(to)) {
-            throw FindApi.badRequest("a report spans at most " + MAX_DAYS + " days; ask for " + from + " to "
+            throw QueryParameters.badRequest("a report spans at most " + MAX_DAYS + " days; ask for " + from + " to "
                     + from.plusDays(MAX_DAYS) + " and go on from there");
         }
-        List<GroupBy> groupBy = groupBy(FindApi.blankToNull(query.get("group_by")));
-        String owner = FindApi.owner(caller, query);
+        List<GroupBy> groupBy = groupBy(QueryParameters.blankToNull(query.get("group_by")));
+        String owner = QueryParameters.owner(caller, query);
         List<BillingStore.UsageRow> rows = billing.usage(owner, from, to, groupBy);
 
         ObjectNode body = Json.object();
@@ -84,14 +85,14 @@ final class UsageApi {
     }
 
     private static LocalDate day(Map<String, String> query, String name, LocalDate fallback) {
-        String text = FindApi.blankToNull(query.get(name));
+        String text = QueryParameters.blankToNull(query.get(name));
         if (text == null) {
             return fallback;
         }
         try {
             return LocalDate.parse(text);
         } catch (DateTimeParseException e) {
-            throw FindApi.badRequest("'" + name + "' must be a UTC day such as 2026-12-01");
+            throw QueryParameters.badRequest("'" + name + "' must be a UTC day such as 2026-12-01");
         }
     }
 
@@ -101,11 +102,11 @@ final class UsageApi {
             return groupBy;
         }
         for (String one : text.split(",")) {
-            GroupBy g = java.util.Arrays.stream(GroupBy.values()).filter(v -> v.wireName().equals(one.strip()))
-                    .findFirst().orElseThrow(() -> FindApi.badRequest("'group_by' takes owner, provider, model and"
+            GroupBy g = Arrays.stream(GroupBy.values()).filter(v -> v.wireName().equals(one.strip()))
+                    .findFirst().orElseThrow(() -> QueryParameters.badRequest("'group_by' takes owner, provider, model and"
                             + " day, comma-separated; not '" + one.strip() + "'"));
             if (groupBy.contains(g)) {
-                throw FindApi.badRequest("'group_by' names " + g.wireName() + " twice");
+                throw QueryParameters.badRequest("'group_by' names " + g.wireName() + " twice");
             }
             groupBy.add(g);
         }

@@ -1,13 +1,11 @@
 package dev.onejob.ingest.kafka;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.onejob.core.events.Headers;
-import dev.onejob.core.json.Json;
+import dev.onejob.core.db.DatabaseException;
 import dev.onejob.core.kafka.BrokerUnavailableException;
+import dev.onejob.core.kafka.Groups;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.kafka.KafkaPrincipals;
-import dev.onejob.core.kafka.Topics;
-import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.ledger.Ledger;
 import dev.onejob.core.ledger.NewJob;
 import dev.onejob.core.ledger.SubmitOutcome;
 import dev.onejob.core.outbox.OutboxStore;
@@ -15,7 +13,6 @@ import dev.onejob.core.service.Backoff;
 import dev.onejob.core.service.Loops;
 import dev.onejob.ingest.IngestMetrics;
 import dev.onejob.ingest.JobRequests;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -24,21 +21,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -58,22 +53,23 @@ import org.slf4j.LoggerFactory;
  */
 public final class JobRequestConsumer implements Loops.Loop {
     private static final Logger log = LoggerFactory.getLogger(JobRequestConsumer.class);
-    public static final String GROUP_ID = dev.onejob.core.kafka.Groups.INGEST;
+    public static final String GROUP_ID = Groups.INGEST;
 
     private final Consumer<byte[], byte[]> consumer;
     private final Producer<byte[], byte[]> producer;
-    private final LedgerStore ledger;
+    private final Ledger ledger;
     private final JobRequests requests;
     private final IngestMetrics metrics;
     private final KafkaPrincipals principals;
     private final Brake brake;
+    private final OutcomePublisher publisher;
     private final AtomicBoolean running = new AtomicBoolean(true);
     /** Whether the intake waits for the backlog now; only the poll thread touches it. */
     private boolean braking;
     /** Waits between rereads of a poll while PostgreSQL or the broker is away; only the poll thread touches it. */
     private final Backoff backoff = Backoff.standard();
 
-    public JobRequestConsumer(KafkaConfig kafka, String clientId, LedgerStore ledger, JobRequests requests,
+    public JobRequestConsumer(KafkaConfig kafka, String clientId, Ledger ledger, JobRequests requests,
                               IngestMetrics metrics, KafkaPrincipals principals, Brake brake) {
         this(consumer(kafka, clientId), new KafkaProducer<>(kafka.producer(clientId + "-outcomes"),
                 new ByteArraySerializer(), new ByteArraySerializer()), ledger, requests, metrics, principals, brake);
@@ -92,11 +88,12 @@ public final class JobRequestConsumer implements Loops.Loop {
      * which this consumer owns and closes: the consumer of {@code job-requests} and the producer of its answers and
      * dead letters.
      */
-    JobRequestConsumer(Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> producer, LedgerStore ledger,
+    JobRequestConsumer(Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> producer, Ledger ledger,
                        JobRequests requests, IngestMetrics metrics, KafkaPrincipals principals, Brake brake) {
         this.brake = brake;
         this.consumer = consumer;
         this.producer = producer;
+        this.publisher = new OutcomePublisher(producer, metrics);
         this.ledger = ledger;
         this.requests = requests;
         this.metrics = metrics;
@@ -136,7 +133,7 @@ public final class JobRequestConsumer implements Loops.Loop {
                 try {
                     handle(records);
                     backoff.reset();
-                } catch (dev.onejob.core.db.DatabaseException | BrokerUnavailableException e) {
+                } catch (DatabaseException | BrokerUnavailableException e) {
                     // PostgreSQL or the broker is away: read the poll again later; the ledger answers what was
                     // already submitted as REPLAYED, so nothing is doubled and the consumer never dies of it.
                     Duration wait = backoff.next();
@@ -220,7 +217,7 @@ public final class JobRequestConsumer implements Loops.Loop {
                 answers.add(parsed);
             }
         }
-        List<SubmitOutcome> outcomes = toSubmit.isEmpty() ? List.of() : ledger.submitBatch(toSubmit);
+        List<SubmitOutcome> outcomes = toSubmit.isEmpty() ? List.of() : ledger.submissions().submitBatch(toSubmit);
         for (int j = 0; j < outcomes.size(); j++) {
             var envelope = (JobRequestRecords.Envelope) answers.get(submitIndex.get(j));
             SubmitOutcome outcome = outcomes.get(j);
@@ -231,7 +228,12 @@ public final class JobRequestConsumer implements Loops.Loop {
                     : new JobRequestConsumerAnswers.Submitted(envelope.ownerId(), envelope.idempotencyKey(),
                             outcome));
         }
-        publishAnswers(all, answers);
+        publisher.publish(all, answers);
+        commit(all);
+    }
+
+    /** Commits the poll's offsets, after its answers are published; a refused or timed-out commit is redelivered. */
+    private void commit(List<ConsumerRecord<byte[], byte[]>> all) {
         try {
             consumer.commitSync(nextOffsets(all));
         } catch (CommitFailedException | RebalanceInProgressException e) {
@@ -239,68 +241,11 @@ public final class JobRequestConsumer implements Loops.Loop {
             // whoever owns them now, where the ledger answers them REPLAYED.
             log.warn("event=commit_refused group={} reason=\"{}\" action=rejoin", GROUP_ID,
                     e.getClass().getSimpleName());
-        } catch (org.apache.kafka.common.errors.TimeoutException e) {
+        } catch (TimeoutException e) {
             // The broker is away past the commit's timeout: poll on; the next commit covers these offsets, and a
             // redelivery in between is answered REPLAYED.
             log.warn("event=commit_timed_out group={} error=\"{}\" action=poll_on", GROUP_ID, e.getMessage());
         }
-    }
-
-    private void publishAnswers(List<ConsumerRecord<byte[], byte[]>> all, List<Object> answers) {
-        List<Future<RecordMetadata>> acks = new ArrayList<>();
-        for (int i = 0; i < all.size(); i++) {
-            ConsumerRecord<byte[], byte[]> record = all.get(i);
-            Object answer = answers.get(i);
-            ObjectNode outcome = JobRequestOutcomes.of(record, answer).toJson();
-            if (answer instanceof JobRequestRecords.Poison poison) {
-                acks.add(producer.send(deadLetter(record, poison.reason())));
-                metrics.deadLettered(Topics.JOB_REQUESTS.name());
-                log.warn("event=dead_lettered topic={} partition={} offset={} reason=\"{}\"", record.topic(),
-                        record.partition(), record.offset(), poison.reason());
-            }
-            if (answer instanceof JobRequestConsumerAnswers.NotPermitted refused) {
-                log.warn("event=owner_not_permitted topic={} partition={} offset={} owner={} reason=\"{}\"",
-                        record.topic(), record.partition(), record.offset(), quoted(refused.ownerId()),
-                        refused.reason());
-            }
-            metrics.submitted("kafka", outcome.get("outcome").asText().toLowerCase());
-            log.info("event=job_request channel=kafka outcome={} job={} owner={} request_id={}",
-                    outcome.get("outcome").asText(), outcome.path("job_id").asText(null),
-                    quoted(outcome.path("owner_id").asText(null)), quoted(outcome.path("request_id").asText(null)));
-            String key = outcome.path("owner_id").isTextual() ? outcome.get("owner_id").asText() : null;
-            ProducerRecord<byte[], byte[]> answerRecord = new ProducerRecord<>(answerTopic(record.topic()),
-                    key == null ? null : key.getBytes(StandardCharsets.UTF_8),
-                    Json.write(outcome).getBytes(StandardCharsets.UTF_8));
-            answerRecord.headers().add(Headers.SCHEMA_VERSION,
-                    JobRequestOutcomes.SCHEMA_VERSION.getBytes(StandardCharsets.UTF_8));
-            acks.add(producer.send(answerRecord));
-        }
-        producer.flush();
-        for (Future<RecordMetadata> ack : acks) {
-            try {
-                ack.get();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while publishing the answers of a poll", e);
-            } catch (Exception e) {
-                // Not committing the offsets re-delivers the poll; the ledger answers it as REPLAYED.
-                throw new BrokerUnavailableException("the broker did not take the answers of a poll: " + e, e);
-            }
-        }
-    }
-
-    /**
-     * A value a producer chose, for a log line: quoted, with its quotes and backslashes escaped, so it cannot pose as
-     * another field of the line (the log pattern escapes line breaks, so it cannot pose as another line either).
-     */
-    static String quoted(String value) {
-        return value == null ? "null" : "\"" + value.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
-    }
-
-    /** A producer's own requests are answered on its own outcomes topic, the shared topic's on the shared one. */
-    static String answerTopic(String requestTopic) {
-        return KafkaPrincipals.producerOf(requestTopic).map(KafkaPrincipals::outcomesTopic)
-                .orElse(Topics.JOB_REQUEST_OUTCOMES.name());
     }
 
     private static void sleep(Duration duration) {
@@ -309,15 +254,6 @@ public final class JobRequestConsumer implements Loops.Loop {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-    }
-
-    private static ProducerRecord<byte[], byte[]> deadLetter(ConsumerRecord<byte[], byte[]> record, String reason) {
-        ProducerRecord<byte[], byte[]> letter = new ProducerRecord<>(Topics.JOB_REQUESTS_DLQ.name(), null,
-                record.key(), record.value(), record.headers());
-        letter.headers().add(Headers.DLQ_REASON, reason.getBytes(StandardCharsets.UTF_8));
-        letter.headers().add(Headers.DLQ_SOURCE, (record.topic() + "/" + record.partition() + "/" + record.offset())
-                .getBytes(StandardCharsets.UTF_8));
-        return letter;
     }
 
     private static Map<TopicPartition, OffsetAndMetadata> nextOffsets(List<ConsumerRecord<byte[], byte[]>> records) {

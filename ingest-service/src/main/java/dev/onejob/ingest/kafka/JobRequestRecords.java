@@ -3,6 +3,7 @@ package dev.onejob.ingest.kafka;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.events.Headers;
 import dev.onejob.core.json.Json;
+import dev.onejob.core.json.StorableText;
 import dev.onejob.core.ledger.IdempotencyKey;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -53,7 +54,7 @@ final class JobRequestRecords {
         if (ownerId == null || ownerId.isEmpty() || ownerId.length() > 255) {
             return new Poison("'owner_id' is missing or not a string of 1 to 255 characters", null, keyText, requestId);
         }
-        var unstorableOwner = dev.onejob.core.json.StorableText.problem(ownerId);
+        var unstorableOwner = StorableText.problem(ownerId);
         if (unstorableOwner.isPresent()) {
             return new Poison("'owner_id' " + unstorableOwner.get(), null, keyText, requestId);
         }

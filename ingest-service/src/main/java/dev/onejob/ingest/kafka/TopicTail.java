@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -128,11 +129,11 @@ public final class TopicTail implements Runnable, AutoCloseable {
         }
     }
 
-    private static java.util.Optional<UUID> jobId(String key) {
+    private static Optional<UUID> jobId(String key) {
         try {
-            return key == null ? java.util.Optional.empty() : java.util.Optional.of(UUID.fromString(key));
+            return key == null ? Optional.empty() : Optional.of(UUID.fromString(key));
         } catch (IllegalArgumentException e) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
     }
 

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.onejob.core.http.HttpCall;
 import java.io.InputStream;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -78,8 +80,8 @@ class AdmissionTest {
             throws Exception {
         // given commits draining about 100 submissions a second in groups of at most 20 at once, then 300 waiting
         // (3 s) whose oldest waited 10 ms
-        java.util.concurrent.atomic.AtomicLong committed = new java.util.concurrent.atomic.AtomicLong();
-        java.util.concurrent.atomic.AtomicInteger waiting = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicLong committed = new AtomicLong();
+        AtomicInteger waiting = new AtomicInteger();
         Admission.CommitQueue commits = new Admission.CommitQueue() {
             public long oldestWaitNanos() {
                 return 10_000_000;
@@ -124,7 +126,7 @@ class AdmissionTest {
     @Test
     void aQueueAheadOfTheThreadsLongerThanTheBoundAtTheRateRequestsFinishIsRefused() throws Exception {
         // given a server that finishes about 200 requests a second, then 500 tasks waiting for a thread (2.5 s)
-        java.util.concurrent.atomic.AtomicInteger queued = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicInteger queued = new AtomicInteger();
         try (Admission admission = new Admission(Duration.ofMillis(250), 0, queued::get, IDLE, () -> {
             throw new IllegalStateException("not asked");
         })) {
@@ -219,8 +221,8 @@ class AdmissionTest {
                 return null;
             }
 
-            public java.util.List<String> headers(String name) {
-                return java.util.List.of();
+            public List<String> headers(String name) {
+                return List.of();
             }
 
             public Stream stream(int status, String contentType) {

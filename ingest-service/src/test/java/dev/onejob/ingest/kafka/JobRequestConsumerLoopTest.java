@@ -3,6 +3,7 @@ package dev.onejob.ingest.kafka;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.onejob.core.config.OwnerPolicies;
 import dev.onejob.core.config.Providers;
 import dev.onejob.core.contract.Contracts;
 import dev.onejob.core.db.Database;
@@ -12,15 +13,24 @@ import dev.onejob.core.events.JobRequestOutcome;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.KafkaPrincipals;
 import dev.onejob.core.kafka.Topics;
-import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.ledger.Ledger;
 import dev.onejob.ingest.IngestMetrics;
 import dev.onejob.ingest.JobRequests;
+import dev.onejob.ingest.OwnerRateLimit;
+import dev.onejob.ingest.ProviderCooldowns;
+import dev.onejob.testing.Await;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -49,7 +59,7 @@ class JobRequestConsumerLoopTest {
         JobRequests requests = new JobRequests(Contracts.load(Path.of("../config/contracts")),
                 Providers.load(Path.of("../config/providers.yaml"), Map.of()));
         // The ledger's pool is never opened: nothing here may reach PostgreSQL.
-        JobRequestConsumer loop = new JobRequestConsumer(consumer, producer, new LedgerStore(Database.wrap(null)),
+        JobRequestConsumer loop = new JobRequestConsumer(consumer, producer, new Ledger(Database.wrap(null)),
                 requests, new IngestMetrics(), KafkaPrincipals.NONE, JobRequestConsumer.Brake.NONE);
         JobRequest unknownContract = new JobRequest("alice", "k-1", Json.parse(
                 "{\"contract\":\"no-such-contract\",\"variables\":{\"text\":\"x\"},\"target\":\"primary\"}"));
@@ -108,7 +118,7 @@ class JobRequestConsumerLoopTest {
                 new ByteArraySerializer());
         JobRequests requests = new JobRequests(Contracts.load(Path.of("../config/contracts")),
                 Providers.load(Path.of("../config/providers.yaml"), Map.of()));
-        JobRequestConsumer loop = new JobRequestConsumer(consumer, producer, new LedgerStore(Database.wrap(null)),
+        JobRequestConsumer loop = new JobRequestConsumer(consumer, producer, new Ledger(Database.wrap(null)),
                 requests, new IngestMetrics(), principals, JobRequestConsumer.Brake.NONE);
         // The permitted request names no contract the ingest knows, so it too is answered without the ledger.
         String unknownContract = "{\"contract\":\"no-such-contract\",\"variables\":{},\"target\":\"primary\"}";
@@ -126,15 +136,15 @@ class JobRequestConsumerLoopTest {
         Thread thread = new Thread(loop, "job-requests-under-test");
         thread.start();
         try {
-            dev.onejob.testing.Await.until(Duration.ofSeconds(10), "three answers", () -> producer.history().size() >= 3);
+            Await.until(Duration.ofSeconds(10), "three answers", () -> producer.history().size() >= 3);
         } finally {
             loop.close();
             thread.join(10_000);
         }
 
-        Map<String, List<JobRequestOutcome>> byTopic = new java.util.TreeMap<>();
+        Map<String, List<JobRequestOutcome>> byTopic = new TreeMap<>();
         for (ProducerRecord<byte[], byte[]> sent : producer.history()) {
-            byTopic.computeIfAbsent(sent.topic(), t -> new java.util.ArrayList<>()).add(JobRequestOutcome.fromJson(
+            byTopic.computeIfAbsent(sent.topic(), t -> new ArrayList<>()).add(JobRequestOutcome.fromJson(
                     Json.parse(new String(sent.value(), StandardCharsets.UTF_8))));
         }
         assertEquals(Set.of(KafkaPrincipals.outcomesTopic("shop"), Topics.JOB_REQUEST_OUTCOMES.name()),
@@ -180,11 +190,11 @@ class JobRequestConsumerLoopTest {
         MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
         MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(),
                 new ByteArraySerializer());
-        dev.onejob.ingest.OwnerRateLimit rate = new dev.onejob.ingest.OwnerRateLimit(1);
+        OwnerRateLimit rate = new OwnerRateLimit(1);
         JobRequests requests = new JobRequests(Contracts.load(Path.of("../config/contracts")),
-                Providers.load(Path.of("../config/providers.yaml"), Map.of()), dev.onejob.core.config.OwnerPolicies.NONE,
-                java.time.Clock.systemUTC(), dev.onejob.ingest.ProviderCooldowns.NONE, rate);
-        JobRequestConsumer loop = new JobRequestConsumer(consumer, producer, new LedgerStore(Database.wrap(null)),
+                Providers.load(Path.of("../config/providers.yaml"), Map.of()), OwnerPolicies.NONE,
+                Clock.systemUTC(), ProviderCooldowns.NONE, rate);
+        JobRequestConsumer loop = new JobRequestConsumer(consumer, producer, new Ledger(Database.wrap(null)),
                 requests, new IngestMetrics(), KafkaPrincipals.NONE, JobRequestConsumer.Brake.NONE);
         // Requests that name no contract are answered INVALID without the ledger: what matters is who gets there.
         String unknownContract = "{\"contract\":\"no-such-contract\",\"variables\":{},\"target\":\"primary\"}";
@@ -202,7 +212,7 @@ class JobRequestConsumerLoopTest {
         Thread thread = new Thread(loop, "job-requests-under-test");
         thread.start();
         try {
-            dev.onejob.testing.Await.until(Duration.ofSeconds(10), "six answers", () -> producer.history().size() >= 6);
+            Await.until(Duration.ofSeconds(10), "six answers", () -> producer.history().size() >= 6);
         } finally {
             loop.close();
             thread.join(10_000);
@@ -231,11 +241,11 @@ class JobRequestConsumerLoopTest {
                 new ByteArraySerializer());
         JobRequests requests = new JobRequests(Contracts.load(Path.of("../config/contracts")),
                 Providers.load(Path.of("../config/providers.yaml"), Map.of()));
-        java.util.concurrent.atomic.AtomicBoolean backlogged = new java.util.concurrent.atomic.AtomicBoolean(true);
-        java.util.concurrent.atomic.AtomicInteger pausedPolls = new java.util.concurrent.atomic.AtomicInteger();
-        JobRequestConsumer loop = new JobRequestConsumer(consumer, producer, new LedgerStore(Database.wrap(null)),
+        AtomicBoolean backlogged = new AtomicBoolean(true);
+        AtomicInteger pausedPolls = new AtomicInteger();
+        JobRequestConsumer loop = new JobRequestConsumer(consumer, producer, new Ledger(Database.wrap(null)),
                 requests, new IngestMetrics(), KafkaPrincipals.NONE,
-                () -> backlogged.get() ? java.util.Optional.of("backlog") : java.util.Optional.empty());
+                () -> backlogged.get() ? Optional.of("backlog") : Optional.empty());
         consumer.schedulePollTask(() -> {
             consumer.rebalance(List.of(PARTITION));
             consumer.updateBeginningOffsets(Map.of(PARTITION, 0L));
@@ -252,12 +262,12 @@ class JobRequestConsumerLoopTest {
         Thread thread = new Thread(loop, "job-requests-under-test");
         thread.start();
         try {
-            dev.onejob.testing.Await.until(Duration.ofSeconds(10), "five polls while paused",
+            Await.until(Duration.ofSeconds(10), "five polls while paused",
                     () -> pausedPolls.get() >= 5);
             assertEquals(List.of(), producer.history(), "nothing answered while braking");
             assertEquals(0, committed(consumer), "nothing committed while braking");
             backlogged.set(false);
-            dev.onejob.testing.Await.until(Duration.ofSeconds(10), "the record answered once released",
+            Await.until(Duration.ofSeconds(10), "the record answered once released",
                     () -> committed(consumer) == 1);
         } finally {
             loop.close();

@@ -5,16 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.onejob.core.config.OwnerPolicies;
 import dev.onejob.core.billing.OwnerLimits;
+import dev.onejob.core.config.OwnerPolicies;
 import dev.onejob.core.config.Providers;
 import dev.onejob.core.contract.Contracts;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.events.JobRequest;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.json.JsonSchemas;
+import dev.onejob.core.kafka.KafkaPrincipals;
 import dev.onejob.core.kafka.Topics;
-import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.ledger.Ledger;
 import dev.onejob.ingest.IngestMetrics;
 import dev.onejob.ingest.JobRequests;
 import dev.onejob.testing.Await;
@@ -54,12 +55,12 @@ class JobRequestRejectedIT {
                 new OwnerLimits(new BigDecimal("0.000001"), OwnerLimits.Period.MONTH, null)));
         JobRequests requests = new JobRequests(Contracts.load(Path.of("../config/contracts")),
                 Providers.load(Path.of("../config/providers.yaml"), Map.of()), budgets, Clock.systemUTC());
-        LedgerStore ledger = new LedgerStore(Database.wrap(TestDatabase.shared().dataSource()));
+        Ledger ledger = new Ledger(Database.wrap(TestDatabase.shared().dataSource()));
         MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
         MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(),
                 new ByteArraySerializer());
         JobRequestConsumer loop = new JobRequestConsumer(consumer, producer, ledger, requests, new IngestMetrics(),
-                dev.onejob.core.kafka.KafkaPrincipals.NONE, JobRequestConsumer.Brake.NONE);
+                KafkaPrincipals.NONE, JobRequestConsumer.Brake.NONE);
         JsonNode request = Json.parse("{\"contract\":\"sentiment\",\"variables\":{\"text\":\"x\"},"
                 + "\"target\":\"primary\",\"fallbacks\":[\"backup\"]}");
         consumer.schedulePollTask(() -> {
@@ -88,8 +89,8 @@ class JobRequestRejectedIT {
         assertEquals("https://onejob.dev/problems/budget-exceeded", rejected.path("problem").path("type").asText());
         assertTrue(rejected.path("problem").path("detail").asText().contains("cap"), rejected.toString());
         assertEquals("CREATED", answers.get(1).path("outcome").asText());
-        assertNull(ledger.jobForKey(broke, "k-1").orElse(null));
-        assertTrue(ledger.jobForKey(free, "k-1").isPresent());
+        assertNull(ledger.lookups().jobForKey(broke, "k-1").orElse(null));
+        assertTrue(ledger.lookups().jobForKey(free, "k-1").isPresent());
         List<ProducerRecord<byte[], byte[]>> letters = producer.history().stream()
                 .filter(r -> r.topic().equals(Topics.JOB_REQUESTS_DLQ.name())).toList();
         assertEquals(0, letters.size(), "a refusal by a limit is an answer, not a dead letter");

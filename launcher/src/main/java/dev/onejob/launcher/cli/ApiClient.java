@@ -11,6 +11,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -37,7 +38,7 @@ public final class ApiClient {
     }
 
     /** One answer of the API: its status, its body as JSON (a text node when it is not JSON) and its headers. */
-    public record Response(int status, JsonNode body, Map<String, java.util.List<String>> headers) {
+    public record Response(int status, JsonNode body, Map<String, List<String>> headers) {
         public boolean ok() {
             return status >= 200 && status < 300;
         }

@@ -1,5 +1,6 @@
 package dev.onejob.launcher.cli;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.certification.CertificationStore;
 import dev.onejob.core.config.ConfigException;
 import dev.onejob.core.config.Providers;
@@ -8,12 +9,13 @@ import dev.onejob.core.db.Database;
 import dev.onejob.core.db.DatabaseConfig;
 import dev.onejob.core.db.DatabaseException;
 import dev.onejob.core.json.Json;
+import dev.onejob.providers.ProviderClients;
 import dev.onejob.providers.certify.CertificationReport;
 import dev.onejob.providers.certify.CertificationRunner;
-import dev.onejob.providers.ProviderClients;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -26,7 +28,7 @@ import picocli.CommandLine.Option;
 @Command(name = "certify", mixinStandardHelpOptions = true,
         description = {"Certifies a provider for a contract (or every pair with --all) and stores the result.",
             "Calls the providers through the worker's adapters; writes to the database (DATABASE_URL)."})
-public final class CertifyCommand implements java.util.concurrent.Callable<Integer> {
+public final class CertifyCommand implements Callable<Integer> {
     private final CliContext context;
 
     @Option(names = "--provider", paramLabel = "ID", description = "The provider to certify.")
@@ -53,7 +55,7 @@ public final class CertifyCommand implements java.util.concurrent.Callable<Integ
         this.context = context;
     }
 
-    private static com.fasterxml.jackson.databind.node.ObjectNode toJson(CertificationReport report) {
+    private static ObjectNode toJson(CertificationReport report) {
         var node = Json.object();
         node.put("provider", report.provider());
         node.put("model", report.model());

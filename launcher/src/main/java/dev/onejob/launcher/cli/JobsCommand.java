@@ -1,7 +1,9 @@
 package dev.onejob.launcher.cli;
 
 import dev.onejob.core.json.Json;
+import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -22,16 +24,27 @@ public final class JobsCommand {
         this.context = context;
     }
 
+    /** The job a subcommand acts on and the HTTP API it asks: a picocli mixin. */
+    static final class JobTarget {
+        @Parameters(paramLabel = "JOB_ID", description = "The job's id.")
+        UUID jobId;
+
+        @Mixin
+        ApiOptions api;
+
+        String path() {
+            return "/v1/jobs/" + jobId;
+        }
+    }
+
     @Command(name = "get", mixinStandardHelpOptions = true,
             description = {"Shows one job with its attempts, its result or error, and why a discarded attempt lost.",
                 "Talks to the HTTP API (GET /v1/jobs/{id}) with the owner's token: another owner's job is not found,"
                         + " exactly like a missing one (exit 1)."})
-    int get(@Parameters(paramLabel = "JOB_ID", description = "The job's id.") UUID jobId,
-            @Mixin ApiOptions api,
+    int get(@Mixin JobTarget job,
             @Option(names = "--json", description = "Print the API's JSON (the OpenAPI Job) instead of text.")
             boolean json) {
-        ApiClient.Response response = api.client(context).get("/v1/jobs/" + jobId);
-        return answer(response, json, "job " + jobId);
+        return answer(job.api.client(context).get(job.path()), json, "job " + job.jobId);
     }
 
     @Command(name = "cancel", mixinStandardHelpOptions = true,
@@ -39,52 +52,51 @@ public final class JobsCommand {
                     + " discarded and put on race-audit.",
                 "Talks to the HTTP API (POST /v1/jobs/{id}/cancel) with the owner's token (role submit). A finished"
                         + " job is refused with 409 job-finished (exit 1)."})
-    int cancel(@Parameters(paramLabel = "JOB_ID", description = "The job's id.") UUID jobId,
-               @Mixin ApiOptions api,
+    int cancel(@Mixin JobTarget job,
                @Option(names = "--json", description = "Print the API's JSON (the cancelled Job) instead of text.")
                boolean json) {
-        ApiClient.Response response = api.client(context).post("/v1/jobs/" + jobId + "/cancel", Map.of(), null);
-        return answer(response, json, "cancelling job " + jobId);
+        ApiClient.Response response = job.api.client(context).post(job.path() + "/cancel", Map.of(), null);
+        return answer(response, json, "cancelling job " + job.jobId);
     }
 
     @Command(name = "wait", mixinStandardHelpOptions = true,
             description = {"Waits for a job to finish and shows it: exit 0 when it SUCCEEDED, 1 when it FAILED or was"
                     + " CANCELLED, or when --timeout passed first (the job is then shown as it is).",
                 "Talks to the HTTP API (GET /v1/jobs/{id} with Prefer: wait=N): the server answers the moment the job"
-                        + " ends, so nothing polls; a timeout longer than the server's HTTP_MAX_WAIT is several waits."})
-    int await(@Parameters(paramLabel = "JOB_ID", description = "The job's id.") UUID jobId,
-              @Mixin ApiOptions api,
+                        + " ends, so nothing polls; a timeout longer than the server's HTTP_MAX_WAIT is several"
+                        + " waits."})
+    int await(@Mixin JobTarget job,
               @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "5m",
                       converter = DurationConverter.class,
                       description = "How long to wait at most (30s, 5m, 1h; default ${DEFAULT-VALUE}).")
-              java.time.Duration timeout,
+              Duration timeout,
               @Option(names = "--json", description = "Print the API's JSON (the OpenAPI Job) instead of text.")
               boolean json) {
-        ApiClient client = api.client(context);
+        ApiClient client = job.api.client(context);
+        String what = "job " + job.jobId;
         long deadline = System.nanoTime() + timeout.toNanos();
         ApiClient.Response response;
         String status;
         do {
-            java.time.Duration left = java.time.Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+            Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
             // Whole seconds, as Prefer: wait takes them; at least one, so the last round still asks the server.
-            response = client.getWaiting("/v1/jobs/" + jobId, java.time.Duration.ofSeconds(Math.max(1,
-                    Math.min(60, left.toSeconds()))));
+            response = client.getWaiting(job.path(), Duration.ofSeconds(Math.max(1, Math.min(60, left.toSeconds()))));
             if (!response.ok()) {
-                return answer(response, json, "job " + jobId);
+                return answer(response, json, what);
             }
             status = response.body().path("status").asText();
         } while (!FINISHED.contains(status) && System.nanoTime() < deadline);
-        answer(response, json, "job " + jobId);
+        answer(response, json, what);
         if (!FINISHED.contains(status)) {
-            throw new CliFailure(ExitCode.REFUSED, "job " + jobId + " is still " + status + " after " + timeout);
+            throw new CliFailure(ExitCode.REFUSED, what + " is still " + status + " after " + timeout);
         }
         if (!status.equals("SUCCEEDED")) {
-            throw new CliFailure(ExitCode.REFUSED, "job " + jobId + " ended " + status);
+            throw new CliFailure(ExitCode.REFUSED, what + " ended " + status);
         }
         return ExitCode.OK;
     }
 
-    private static final java.util.Set<String> FINISHED = java.util.Set.of("SUCCEEDED", "FAILED", "CANCELLED");
+    private static final Set<String> FINISHED = Set.of("SUCCEEDED", "FAILED", "CANCELLED");
 
     private int answer(ApiClient.Response response, boolean json, String what) {
         if (json) {

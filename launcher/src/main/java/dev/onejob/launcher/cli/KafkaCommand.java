@@ -6,11 +6,14 @@ import dev.onejob.core.kafka.KafkaAcls;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.kafka.KafkaPrincipals;
 import dev.onejob.core.kafka.KafkaTopics;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.tools.ProducerPerformance;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
@@ -57,6 +60,7 @@ public final class KafkaCommand implements Callable<Integer> {
     static final class ConsoleConsumer extends Tool {
         @Override
         void run(String[] arguments) throws Exception {
+            // Qualified: this command class bears the tool's own name.
             org.apache.kafka.tools.consumer.ConsoleConsumer.main(arguments);
         }
     }
@@ -66,6 +70,7 @@ public final class KafkaCommand implements Callable<Integer> {
     static final class ConsoleProducer extends Tool {
         @Override
         void run(String[] arguments) {
+            // Qualified: this command class bears the tool's own name.
             org.apache.kafka.tools.ConsoleProducer.main(arguments);
         }
     }
@@ -74,7 +79,7 @@ public final class KafkaCommand implements Callable<Integer> {
     static final class ProducerPerfTest extends Tool {
         @Override
         void run(String[] arguments) throws Exception {
-            org.apache.kafka.tools.ProducerPerformance.main(arguments);
+            ProducerPerformance.main(arguments);
         }
     }
 
@@ -96,7 +101,7 @@ public final class KafkaCommand implements Callable<Integer> {
 
         @picocli.CommandLine.Option(names = "--principals", paramLabel = "FILE",
                 description = "The principals file (default: KAFKA_PRINCIPALS_FILE, else config/kafka-principals.yaml).")
-        java.nio.file.Path file;
+        Path file;
 
         @picocli.CommandLine.Option(names = "--apply", description = "Create the topics and ACLs on the cluster.")
         boolean apply;
@@ -107,8 +112,8 @@ public final class KafkaCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            java.nio.file.Path path = file != null ? file
-                    : java.nio.file.Path.of(context.env(Env.KAFKA_PRINCIPALS_FILE, "config/kafka-principals.yaml"));
+            Path path = file != null ? file
+                    : Path.of(context.env(Env.KAFKA_PRINCIPALS_FILE, "config/kafka-principals.yaml"));
             KafkaPrincipals principals;
             try {
                 principals = KafkaPrincipals.load(path);
@@ -116,7 +121,7 @@ public final class KafkaCommand implements Callable<Integer> {
                 context.err().println(e.getMessage());
                 return ExitCode.USAGE;
             }
-            List<org.apache.kafka.common.acl.AclBinding> bindings = KafkaAcls.bindings(principals);
+            List<AclBinding> bindings = KafkaAcls.bindings(principals);
             bindings.forEach(binding -> context.out().println(KafkaAcls.describe(binding)));
             if (!apply) {
                 return ExitCode.OK;

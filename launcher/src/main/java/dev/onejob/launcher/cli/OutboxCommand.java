@@ -2,7 +2,7 @@ package dev.onejob.launcher.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.json.Json;
-import dev.onejob.core.outbox.OutboxStore;
+import dev.onejob.core.outbox.OutboxStatus;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Locale;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -73,12 +74,12 @@ public final class OutboxCommand {
 
     private static ObjectNode read(Connection connection) throws SQLException {
         ObjectNode status = Json.object();
-        status.put("unsent", OutboxStore.countUnsent(connection));
-        Duration oldest = OutboxStore.oldestUnsentAge(connection);
+        status.put("unsent", OutboxStatus.countUnsent(connection));
+        Duration oldest = OutboxStatus.oldestUnsentAge(connection);
         status.put("oldest_unsent_age_ms", oldest == null ? null : oldest.toMillis());
-        status.put("parked", OutboxStore.countParked(connection));
+        status.put("parked", OutboxStatus.countParked(connection));
         var parkedEvents = status.putArray("parked_events");
-        for (OutboxStore.Parked parked : OutboxStore.parked(connection, 20)) {
+        for (OutboxStatus.Parked parked : OutboxStatus.parked(connection, 20)) {
             parkedEvents.addObject().put("id", parked.id()).put("topic", parked.topic())
                     .put("message_key", parked.messageKey()).put("reason", parked.reason())
                     .put("parked_at", parked.parkedAt().toString());
@@ -101,7 +102,7 @@ public final class OutboxCommand {
             return millis + " ms";
         }
         if (millis < 60_000) {
-            return String.format(java.util.Locale.ROOT, "%.1f s", millis / 1000.0);
+            return String.format(Locale.ROOT, "%.1f s", millis / 1000.0);
         }
         long seconds = millis / 1000;
         if (seconds < 3600) {

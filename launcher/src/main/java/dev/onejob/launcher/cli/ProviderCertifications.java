@@ -7,6 +7,7 @@ import dev.onejob.core.certification.CertificationStore;
 import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.config.Providers;
 import dev.onejob.core.contract.Contract;
+import dev.onejob.core.contract.Contracts;
 import dev.onejob.core.db.DatabaseException;
 import dev.onejob.core.json.Json;
 import java.util.ArrayList;
@@ -27,7 +28,7 @@ final class ProviderCertifications {
     }
 
     static Map<String, List<ObjectNode>> read(ReadOnlyDatabase database, Providers providers,
-                                              dev.onejob.core.contract.Contracts contracts) {
+                                              Contracts contracts) {
         CertificationStore store = new CertificationStore(database.database());
         CertificationGate gate = new CertificationGate(store, contracts, providers);
         Map<String, List<ObjectNode>> byProvider = new LinkedHashMap<>();

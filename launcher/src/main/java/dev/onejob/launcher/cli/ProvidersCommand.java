@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -111,7 +112,7 @@ public final class ProvidersCommand {
         return millis % 1000 == 0 ? millis / 1000 + "s" : millis + "ms";
     }
 
-    private static <T> T load(java.util.function.Supplier<T> loader) {
+    private static <T> T load(Supplier<T> loader) {
         try {
             return loader.get();
         } catch (IllegalArgumentException e) {

@@ -3,10 +3,11 @@ package dev.onejob.launcher.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.onejob.core.json.Json;
-import dev.onejob.core.kafka.Topics;
 import dev.onejob.core.kafka.KafkaSecurity;
+import dev.onejob.core.kafka.Topics;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.CloseOptions;
@@ -16,6 +17,8 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
@@ -52,7 +55,7 @@ public final class RaceAuditFeed implements AutoCloseable {
     /** The same, authenticating as the environment's {@code KAFKA_SECURITY_PROTOCOL} and credentials say. */
     public static RaceAuditFeed open(String bootstrapServers, KafkaSecurity security, boolean fromBeginning,
                                      Duration connectTimeout) {
-        Map<String, Object> props = new java.util.HashMap<>(security.clientProperties());
+        Map<String, Object> props = new HashMap<>(security.clientProperties());
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, "onejob-races-tail");
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -71,7 +74,7 @@ public final class RaceAuditFeed implements AutoCloseable {
             // Resolve the positions now: "from now" must not slide to whatever the end is at the first poll.
             partitions.forEach(partition -> consumer.position(partition, connectTimeout));
             return new RaceAuditFeed(consumer);
-        } catch (org.apache.kafka.common.errors.TimeoutException e) {
+        } catch (TimeoutException e) {
             consumer.close(CloseOptions.timeout(Duration.ZERO));
             throw unreachable(bootstrapServers, connectTimeout);
         } catch (RuntimeException e) {
@@ -86,7 +89,7 @@ public final class RaceAuditFeed implements AutoCloseable {
         List<PartitionInfo> infos;
         try {
             infos = consumer.partitionsFor(topic, timeout);
-        } catch (org.apache.kafka.common.errors.TimeoutException e) {
+        } catch (TimeoutException e) {
             throw unreachable(bootstrapServers, timeout);
         } catch (KafkaException e) {
             throw CliFailure.unreachable("cannot read " + topic + " at " + bootstrapServers + ": " + e.getMessage());
@@ -113,7 +116,7 @@ public final class RaceAuditFeed implements AutoCloseable {
             for (ConsumerRecord<String, String> record : consumer.poll(timeout)) {
                 races.add(new Race(record.key(), parse(record.value())));
             }
-        } catch (org.apache.kafka.common.errors.WakeupException e) {
+        } catch (WakeupException e) {
             Thread.currentThread().interrupt();
         }
         return races;

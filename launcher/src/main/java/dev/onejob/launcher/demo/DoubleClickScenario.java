@@ -8,9 +8,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.Supplier;
 
 /**
  * 1. The double click: the same request sent twice at the same moment with one Idempotency-Key makes one job, and
@@ -68,12 +70,12 @@ final class DoubleClickScenario implements Scenario {
     }
 
     /** Runs {@code call} on two threads released together, as two clicks in the same instant. */
-    private static List<ApiClient.Response> twoAtOnce(java.util.function.Supplier<ApiClient.Response> call) {
+    private static List<ApiClient.Response> twoAtOnce(Supplier<ApiClient.Response> call) {
         ExecutorService threads = Executors.newFixedThreadPool(2);
         CountDownLatch ready = new CountDownLatch(2);
         CountDownLatch go = new CountDownLatch(1);
         try {
-            java.util.function.Supplier<ApiClient.Response> click = () -> {
+            Supplier<ApiClient.Response> click = () -> {
                 ready.countDown();
                 try {
                     go.await();
@@ -90,7 +92,7 @@ final class DoubleClickScenario implements Scenario {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted before the clicks", e);
-        } catch (java.util.concurrent.CompletionException e) {
+        } catch (CompletionException e) {
             throw e.getCause() instanceof RuntimeException cause ? cause : e;
         } finally {
             threads.shutdownNow();

@@ -10,7 +10,7 @@ import dev.onejob.core.json.Json;
 import dev.onejob.core.ledger.Attempt;
 import dev.onejob.core.ledger.BilledCall;
 import dev.onejob.core.ledger.BillingStore;
-import dev.onejob.core.ledger.LedgerStore;
+import dev.onejob.core.ledger.Ledger;
 import dev.onejob.core.ledger.NewJob;
 import dev.onejob.core.ledger.SubmitOutcome;
 import dev.onejob.testing.TestDatabase;
@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class BillingReconcileIT {
     private final Database database = Database.wrap(TestDatabase.shared().dataSource());
-    private final LedgerStore ledger = new LedgerStore(database);
+    private final Ledger ledger = new Ledger(database);
     private final BillingStore billing = new BillingStore(database);
     private final String provider = "bill-" + UUID.randomUUID().toString().substring(0, 8);
 
@@ -43,8 +43,8 @@ class BillingReconcileIT {
     private Attempt started() {
         NewJob job = new NewJob("billing-owner", "k-" + UUID.randomUUID(), Json.parse("{\"contract\":\"sentiment\","
                 + "\"variables\":{\"text\":\"x\"},\"target\":\"" + provider + "\"}"), "sentiment", provider, List.of());
-        Attempt attempt = ((SubmitOutcome.Created) ledger.submit(job)).firstAttempt();
-        ledger.start(attempt.id(), Duration.ofSeconds(30));
+        Attempt attempt = ((SubmitOutcome.Created) ledger.submissions().submit(job)).firstAttempt();
+        ledger.starts().start(attempt.id(), Duration.ofSeconds(30));
         return attempt;
     }
 

@@ -3,6 +3,7 @@ package dev.onejob.launcher.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.onejob.core.json.Json;
 import dev.onejob.launcher.OnejobMain;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -129,6 +130,6 @@ class CliExitCodeTest {
     }
 
     private static ApiClient.Response response(int status) {
-        return new ApiClient.Response(status, dev.onejob.core.json.Json.object(), Map.of());
+        return new ApiClient.Response(status, Json.object(), Map.of());
     }
 }

@@ -6,11 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.json.Json;
+import dev.onejob.launcher.DevStackEnv;
 import dev.onejob.launcher.InProcessStack;
 import dev.onejob.launcher.OnejobMain;
 import dev.onejob.testing.Await;
-import dev.onejob.testing.TestDatabase;
-import dev.onejob.testing.TestKafka;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -20,8 +19,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -42,30 +39,15 @@ class CliIT {
 
     @BeforeAll
     static void start() throws IOException {
-        Path dir = Files.createTempDirectory("onejob-cli");
-        Path providers = dir.resolve("providers.yaml");
         // Models of their own, so certifications other test classes recorded in the shared database do not count; no
         // cool-down, so their refusals do not reroute these jobs.
-        Files.writeString(providers, """
+        Map<String, String> stackEnv = DevStackEnv.of("onejob-cli", """
                 providers:
                   - {id: primary, protocol: openai-chat, base_url: '${SIM_PRIMARY_URL}', model: gpt-cli-test,
                      api_key_env: PRIMARY_API_KEY, soft_timeout: 10s, hard_timeout: 30s, cooldown: {duration: 0s}}
                   - {id: backup, protocol: anthropic-messages, base_url: '${SIM_BACKUP_URL}', model: claude-cli-test,
                      api_key_env: BACKUP_API_KEY, soft_timeout: 10s, hard_timeout: 30s, cooldown: {duration: 0s}}
                 """);
-        TestDatabase db = TestDatabase.shared();
-        Map<String, String> stackEnv = new HashMap<>();
-        stackEnv.put("DATABASE_URL", db.jdbcUrl());
-        stackEnv.put("DATABASE_USER", db.user());
-        stackEnv.put("KAFKA_BOOTSTRAP_SERVERS", TestKafka.shared().bootstrapServers());
-        stackEnv.put("ONEJOB_DATA_DIR", dir.toString());
-        stackEnv.put("HTTP_HOST", "127.0.0.1");
-        stackEnv.put("HTTP_PORT", "0");
-        stackEnv.put("SIM_PRIMARY_PORT", "0");
-        stackEnv.put("SIM_BACKUP_PORT", "0");
-        stackEnv.put("PROVIDERS_FILE", providers.toString());
-        stackEnv.put("ONEJOB_SIMULATORS", "true");
-        stackEnv.put("CONTRACTS_DIR", Path.of("../config/contracts").toAbsolutePath().toString());
         stackEnv.put("CERTIFY_ON_START", "false");
         stackEnv.put("DATABASE_POOL_SIZE", "4");
         stack = InProcessStack.start(stackEnv, new PrintStream(OutputStream.nullOutputStream()));

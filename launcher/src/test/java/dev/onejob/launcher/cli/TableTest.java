@@ -2,6 +2,7 @@ package dev.onejob.launcher.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class TableTest {
@@ -41,6 +42,6 @@ class TableTest {
 
     @Test
     void aWordLongerThanTheColumnIsCut() {
-        assertEquals(java.util.List.of("abcdefgh", "ij"), Table.wrap("abcdefghij", 8));
+        assertEquals(List.of("abcdefgh", "ij"), Table.wrap("abcdefghij", 8));
     }
 }

@@ -10,11 +10,12 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.stream.Collectors;
 
 /**
- * Certifies configured providers for configured contracts and records every run: what {@code onejob certify} and
- * the certification endpoints call.
+ * Certifies configured providers for configured contracts and records every run: what a worker runs for a
+ * certification command, and what {@code onejob certify} and the local stacks call in their own process.
  *
  * <p>Consumes provider and contract ids (or none, meaning all); produces the {@link CertificationReport}s, in
  * provider order, then contract order, each already recorded in {@link CertificationStore} (a failed run is
@@ -41,7 +42,7 @@ public final class CertificationRunner {
     }
 
     /**
-     * The runner every caller uses (the HTTP endpoint, the CLI, the reconciler's schedule, the local stacks): the
+     * The runner every caller uses (the worker's certification commands, the CLI, the local stacks): the
      * worker's own adapters over {@code clients}, each golden input repeated {@link Certifier#DEFAULT_REPETITIONS}
      * times, every run recorded in {@code store}.
      */
@@ -58,6 +59,14 @@ public final class CertificationRunner {
      *                                  (nothing is certified then)
      */
     public List<CertificationReport> run(Optional<String> provider, Optional<String> contract) {
+        return run(null, provider, contract);
+    }
+
+    /**
+     * As {@link #run(Optional, Optional)}, recording every run as one of the certification request {@code requestId}
+     * made (null: none): what a worker does with a certification command.
+     */
+    public List<CertificationReport> run(UUID requestId, Optional<String> provider, Optional<String> contract) {
         List<ProviderConfig> chosenProviders = provider.map(id -> List.of(providerNamed(id)))
                 .orElseGet(() -> List.copyOf(providers.all()));
         List<Contract> chosenContracts = contract.map(id -> List.of(contractNamed(id)))
@@ -65,7 +74,7 @@ public final class CertificationRunner {
         List<CertificationReport> reports = new ArrayList<>();
         for (ProviderConfig p : chosenProviders) {
             for (Contract c : chosenContracts) {
-                reports.add(certifyAndRecord(p, c));
+                reports.add(certifyAndRecord(p, c, requestId));
             }
         }
         return reports;
@@ -73,12 +82,12 @@ public final class CertificationRunner {
 
     /** Certifies one pair and records the run. */
     public CertificationReport run(String provider, String contract) {
-        return certifyAndRecord(providerNamed(provider), contractNamed(contract));
+        return certifyAndRecord(providerNamed(provider), contractNamed(contract), null);
     }
 
-    private CertificationReport certifyAndRecord(ProviderConfig provider, Contract contract) {
+    private CertificationReport certifyAndRecord(ProviderConfig provider, Contract contract, UUID requestId) {
         CertificationReport report = certifier.certify(provider, contract, repetitions);
-        if (!store.record(report.toCertification())) {
+        if (!store.record(report.toCertification(), requestId)) {
             throw new IllegalStateException("certification run " + report.id() + " was already recorded");
         }
         return report;

@@ -4,6 +4,7 @@ import dev.onejob.core.billing.CallKeys;
 import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.contract.Contract;
 import dev.onejob.providers.CallOutcome;
+import dev.onejob.providers.ChunkSink;
 import dev.onejob.providers.ProviderCall;
 import dev.onejob.providers.ProviderClient;
 import java.time.Duration;
@@ -28,7 +29,7 @@ final class GoldenCalls {
     private static final Duration SETTLE_GRACE = Duration.ofSeconds(5);
 
     /** A certification call's pieces go nowhere: only the assembled answer is judged. */
-    private static final dev.onejob.providers.ChunkSink IGNORED_PIECES = new dev.onejob.providers.ChunkSink() {
+    private static final ChunkSink IGNORED_PIECES = new ChunkSink() {
         @Override
         public void piece(String text) {
         }

@@ -118,8 +118,15 @@ async function recertify(provider, contract) {
   try {
     // Certification runs the contract's checks against the provider; it can take several seconds.
     // The answer lists one stored result per (provider, contract) certified: here exactly one.
+    // A worker runs it; when it takes longer than the service waits (202), the result lands in the list later.
     const answer = await api('/v1/certifications', { method: 'POST', body: { provider, contract } });
     for (const cert of answer.certifications ?? []) report(cert);
+    if (answer.status === 'running') {
+      resultLine.className = '';
+      resultLine.replaceChildren(`${provider} · ${contract}: still running on a worker (request ${answer.request_id});`
+        + ' its result appears in this list when it is stored.');
+      resultLine.hidden = false;
+    }
   } catch (err) {
     showError(err);
   } finally {

@@ -1,9 +1,10 @@
 package dev.onejob.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.onejob.infra.proc.ChildProcess;
 import dev.onejob.bench.report.Phases;
 import dev.onejob.bench.report.Results;
+import dev.onejob.core.config.Env;
+import dev.onejob.infra.proc.ChildProcess;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -63,14 +64,14 @@ final class DbosPhase {
 
     private ChildProcess startPeer() {
         Map<String, String> env = new HashMap<>();
-        env.put("DATABASE_URL", context.database().jdbcUrl());
+        env.put(Env.DATABASE_URL, context.database().jdbcUrl());
         env.put("DATABASE_USER", context.database().user());
         if (context.database().password() != null) {
             env.put("DATABASE_PASSWORD", context.database().password());
         }
         env.put("PROVIDER_URL", context.services().primaryUrl());
         env.put("PROVIDER_API_KEY", BenchFiles.API_KEY);
-        env.put("CONTRACTS_DIR", context.files().contractsDir().toString());
+        env.put(Env.CONTRACTS_DIR, context.files().contractsDir().toString());
         env.put("TOKENS_PLAIN", context.files().plainTokensFile().toString());
         try {
             ChildProcess peer = context.runner().javaWithExtraClasspath("dbos-peer", context.services().jvmArgs("dbos-peer"),

@@ -171,7 +171,8 @@ final class Services implements AutoCloseable {
         String instance = name.replace(INGEST, "ingest").replace(WORKER, "worker").replace(RECONCILER, "reconciler");
         Map<String, String> env = new HashMap<>(ServiceEnv.of(database.scratch().server(),
                 database.name(), bootstrapServers, files,
-                ServiceEnv.providers(primaryUrl, backupUrl, BenchFiles.API_KEY), "bench-" + instance));
+                ServiceEnv.forRole(role, ServiceEnv.providers(primaryUrl, backupUrl, BenchFiles.API_KEY)),
+                "bench-" + instance));
         env.put(Env.HTTP_PORT, "0");
         if (role == Role.RECONCILER) {
             env.put(Env.STREAMS_STATE_DIR, runner.logs().resolve(name.replace(RECONCILER, "streams")).toString());

@@ -139,7 +139,7 @@ final class Cluster implements AutoCloseable {
 
     private Map<String, String> serviceEnv(String name, Role role) {
         Map<String, String> env = new HashMap<>(ServiceEnv.of(database.server(), database.name(),
-                kafka.bootstrapServers(), files, providerEnv(), "chaos-" + name));
+                kafka.bootstrapServers(), files, ServiceEnv.forRole(role, providerEnv()), "chaos-" + name));
         env.put(Env.KAFKA_MAX_POLL_INTERVAL_MS, Long.toString(ChaosSettings.MAX_POLL_INTERVAL.toMillis()));
         env.putAll(kafka.serviceEnv(role));
         if (role == Role.INGEST) {

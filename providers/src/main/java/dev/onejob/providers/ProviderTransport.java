@@ -24,7 +24,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Flow;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Function;
 import java.util.regex.Matcher;
@@ -163,30 +162,6 @@ final class ProviderTransport {
                 return new Body(assembled.reply() == null ? null : Json.write(assembled.reply()), assembled, null);
             });
         };
-    }
-
-    /** The lines of a stream on their way to its reply, each one telling the call the provider is alive. */
-    private record LiveLines(SseReply reply, ProviderCall call) implements Flow.Subscriber<String> {
-        @Override
-        public void onSubscribe(Flow.Subscription subscription) {
-            reply.onSubscribe(subscription);
-        }
-
-        @Override
-        public void onNext(String line) {
-            call.activity();
-            reply.onNext(line);
-        }
-
-        @Override
-        public void onError(Throwable throwable) {
-            reply.onError(throwable);
-        }
-
-        @Override
-        public void onComplete() {
-            reply.onComplete();
-        }
     }
 
     /** A POST of {@code body} to the wire's path with the protocol's and the JSON headers, no timeout yet. */

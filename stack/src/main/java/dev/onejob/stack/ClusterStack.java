@@ -187,7 +187,7 @@ public final class ClusterStack implements AutoCloseable {
     /** The database, the run's files, the providers, and Kafka as the service's own principal. */
     private Map<String, String> serviceEnv(String name, Role role) {
         Map<String, String> env = new HashMap<>(ServiceEnv.of(database.server(), database.name(),
-                kafka.bootstrapServers(), files, providerEnv, "cluster-" + name));
+                kafka.bootstrapServers(), files, ServiceEnv.forRole(role, providerEnv), "cluster-" + name));
         env.putAll(kafka.serviceEnv(role));
         if (role == Role.INGEST) {
             env.put(Env.HTTP_PORT, Integer.toString(ingestPorts.get(name)));

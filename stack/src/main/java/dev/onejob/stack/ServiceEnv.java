@@ -31,6 +31,20 @@ public final class ServiceEnv {
                 BACKUP_API_KEY, apiKey);
     }
 
+    /**
+     * The providers' variables a service of {@code role} is given: the API keys only for a worker, which alone calls
+     * providers (certification's golden calls too); the others get the addresses their providers file names.
+     */
+    public static Map<String, String> forRole(Role role, Map<String, String> providers) {
+        if (role == Role.WORKER) {
+            return providers;
+        }
+        Map<String, String> env = new HashMap<>(providers);
+        env.remove(PRIMARY_API_KEY);
+        env.remove(BACKUP_API_KEY);
+        return env;
+    }
+
     /** A provider simulator named {@code name} on {@code port} (0: a free one) expecting {@code apiKey}. */
     public static Map<String, String> simulator(String name, int port, String apiKey) {
         Map<String, String> env = new HashMap<>();

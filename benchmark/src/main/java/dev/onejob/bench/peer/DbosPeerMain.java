@@ -8,6 +8,7 @@ import dev.dbos.transact.DBOS;
 import dev.dbos.transact.StartWorkflowOptions;
 import dev.dbos.transact.config.DBOSConfig;
 import dev.dbos.transact.workflow.WorkflowHandle;
+import dev.onejob.core.config.Env;
 import dev.onejob.core.contract.Contract;
 import dev.onejob.core.contract.Contracts;
 import dev.onejob.core.json.Json;
@@ -41,20 +42,20 @@ public final class DbosPeerMain {
         System.setProperty("sun.net.httpserver.nodelay", "true");
         Map<String, String> env = System.getenv();
         DBOSConfig config = DBOSConfig.defaults("onejob-bench-peer")
-                .withDatabaseUrl(env.get("DATABASE_URL"))
+                .withDatabaseUrl(env.get(Env.DATABASE_URL))
                 .withDbUser(env.getOrDefault("DATABASE_USER", "postgres"))
                 .withDbPassword(env.getOrDefault("DATABASE_PASSWORD", ""))
                 .withAppVersion("bench")
                 .disableAdminServer();
         DBOS dbos = new DBOS(config);
         ProviderStep provider = new ProviderStep(env.get("PROVIDER_URL"), env.getOrDefault("PROVIDER_API_KEY", ""),
-                Contracts.load(Path.of(env.get("CONTRACTS_DIR"))));
+                Contracts.load(Path.of(env.get(Env.CONTRACTS_DIR))));
         PeerJobs jobs = dbos.registerProxy(PeerJobs.class, new PeerJobsImpl(dbos, provider));
         dbos.launch();
         Map<String, String> owners = owners(Path.of(env.get("TOKENS_PLAIN")));
         int threads = Integer.parseInt(env.getOrDefault("HTTP_THREADS", "256"));
         HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1",
-                Integer.parseInt(env.getOrDefault("HTTP_PORT", "0"))), 1024);
+                Integer.parseInt(env.getOrDefault(Env.HTTP_PORT, "0"))), 1024);
         server.createContext("/v1/jobs", exchange -> handle(exchange, dbos, jobs, provider.contracts(), owners));
         server.setExecutor(Executors.newFixedThreadPool(threads));
         server.start();

@@ -3,6 +3,7 @@ package dev.onejob.launcher.cli;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.certification.CertificationStore;
 import dev.onejob.core.config.ConfigException;
+import dev.onejob.core.config.Env;
 import dev.onejob.core.config.Providers;
 import dev.onejob.core.contract.Contracts;
 import dev.onejob.core.db.Database;
@@ -76,9 +77,9 @@ public final class CertifyCommand implements Callable<Integer> {
         Contracts contracts;
         try {
             providers = Providers.load(providersFile != null ? providersFile
-                    : Path.of(context.env("PROVIDERS_FILE", "config/providers.yaml")), context.env());
+                    : Path.of(context.env(Env.PROVIDERS_FILE, "config/providers.yaml")), context.env());
             contracts = Contracts.load(contractsDir != null ? contractsDir
-                    : Path.of(context.env("CONTRACTS_DIR", "config/contracts")));
+                    : Path.of(context.env(Env.CONTRACTS_DIR, "config/contracts")));
         } catch (ConfigException e) {
             throw CliFailure.usage(e.getMessage());
         }

@@ -3,6 +3,7 @@ package dev.onejob.launcher.cli;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.config.ConfigException;
+import dev.onejob.core.config.Env;
 import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.config.Providers;
 import dev.onejob.core.contract.Contracts;
@@ -46,11 +47,11 @@ public final class ProvidersCommand {
              boolean noCertifications,
              @Option(names = "--json", description = "Print a JSON array, one object per provider.") boolean json) {
         Path file = providersFile != null ? providersFile
-                : Path.of(context.env("PROVIDERS_FILE", "config/providers.yaml"));
+                : Path.of(context.env(Env.PROVIDERS_FILE, "config/providers.yaml"));
         Providers providers = load(() -> Providers.load(file, context.env()));
         Map<String, List<ObjectNode>> certifications = Map.of();
         if (!noCertifications) {
-            Path dir = contractsDir != null ? contractsDir : Path.of(context.env("CONTRACTS_DIR", "config/contracts"));
+            Path dir = contractsDir != null ? contractsDir : Path.of(context.env(Env.CONTRACTS_DIR, "config/contracts"));
             Contracts contracts = load(() -> Contracts.load(dir));
             certifications = ProviderCertifications.read(ReadOnlyDatabase.fromEnv(context), providers, contracts);
         }

@@ -1,8 +1,9 @@
 package dev.onejob.launcher.cli;
 
-import dev.onejob.core.json.Json;
 import dev.onejob.core.config.ConfigException;
+import dev.onejob.core.config.Env;
 import dev.onejob.core.config.Settings;
+import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.KafkaSecurity;
 import java.time.Duration;
 import java.util.UUID;
@@ -48,7 +49,7 @@ public final class RacesCommand {
             throw CliFailure.usage("--max-records must be at least 1, got " + maxRecords);
         }
         String servers = bootstrapServers != null ? bootstrapServers
-                : context.running("KAFKA_BOOTSTRAP_SERVERS", "localhost:9092");
+                : context.running(Env.KAFKA_BOOTSTRAP_SERVERS, "localhost:9092");
         Duration connect = timeout != null && timeout.compareTo(CONNECT_TIMEOUT) < 0 ? timeout : CONNECT_TIMEOUT;
         KafkaSecurity security;
         try {

@@ -65,6 +65,8 @@ class ManyCallsInFlightIT {
         }
         assertTrue(completions.stream().allMatch(c -> c.outcome() == AttemptCompletion.Outcome.SUCCEEDED),
                 "every completion SUCCEEDED");
-        assertEquals(JOBS, worker.started());
+        // and the worker started exactly the calls the simulator received: the worker group may also hold commands
+        // an earlier test left PENDING on purpose (ShutdownMidPollIT), which this worker starts and calls too
+        assertEquals(fixture.primary.ledger().size(), worker.started());
     }
 }

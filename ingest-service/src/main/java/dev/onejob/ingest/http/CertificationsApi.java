@@ -25,8 +25,9 @@ import java.util.UUID;
  * {@code POST /v1/certifications} (role operate) asks the workers to certify a provider for a contract, or every
  * pair: it records a request and its command through the outbox ({@link CertificationRequests}), then waits up to
  * {@code CERTIFY_WAIT} for a worker to finish it and answers 200 with the request's stored runs, or 202 with the
- * request id when the worker takes longer (the runs land all the same). The ingest service holds no provider key and
- * calls no provider. {@code GET /v1/certifications} lists the newest result per (provider, contract).
+ * request id when the worker takes longer (the runs land all the same). No thread waits meanwhile: the request is
+ * looked at again every 200 ms on the server's threads ({@link JobWatch#schedule}). The ingest service holds no
+ * provider key and calls no provider. {@code GET /v1/certifications} lists the newest result per (provider, contract).
  */
 final class CertificationsApi {
     /** How often a waiting request looks at its certification request again. */
@@ -36,20 +37,23 @@ final class CertificationsApi {
     private final CertificationStore store;
     private final Providers providers;
     private final Contracts contracts;
+    private final JobWatch timer;
     private final Duration wait;
     private final int maxBodyBytes;
 
     CertificationsApi(CertificationRequests requests, CertificationStore store, Providers providers,
-                      Contracts contracts, Duration wait, int maxBodyBytes) {
+                      Contracts contracts, JobWatch timer, Duration wait, int maxBodyBytes) {
         this.requests = requests;
         this.store = store;
         this.providers = providers;
         this.contracts = contracts;
+        this.timer = timer;
         this.wait = wait;
         this.maxBodyBytes = maxBodyBytes;
     }
 
-    void certify(HttpCall exchange, Principal caller) throws IOException {
+    /** Validates and records the request on this thread, then answers later: {@code later} records the request. */
+    void certify(HttpCall exchange, Principal caller, JobsApi.Later later) throws IOException {
         JsonNode body = Exchanges.json(Exchanges.body(exchange, maxBodyBytes));
         Optional<String> provider = text(body, "provider");
         Optional<String> contract = text(body, "contract");
@@ -67,7 +71,44 @@ final class CertificationsApi {
                     contracts.all().stream().map(Contract::id).toList());
         }
         UUID id = requests.request(provider, contract, "operator:" + caller.ownerId()).requestId();
-        Optional<CertificationRequests.Request> finished = awaitFinished(id);
+        exchange.later();
+        timer.schedule(new Waiting(exchange, id, System.nanoTime() + wait.toNanos(), later), RECHECK);
+    }
+
+    /** One request waiting for a worker: looked at again until it is finished or its wait is over. */
+    private final class Waiting implements Runnable {
+        private final HttpCall exchange;
+        private final UUID id;
+        private final long deadline;
+        private final JobsApi.Later later;
+
+        Waiting(HttpCall exchange, UUID id, long deadline, JobsApi.Later later) {
+            this.exchange = exchange;
+            this.id = id;
+            this.deadline = deadline;
+            this.later = later;
+        }
+
+        @Override
+        public void run() {
+            try {
+                Optional<CertificationRequests.Request> finished = requests.find(id)
+                        .filter(CertificationRequests.Request::finished);
+                if (finished.isEmpty() && System.nanoTime() < deadline) {
+                    timer.schedule(this, RECHECK);
+                    return;
+                }
+                answer(exchange, id, finished);
+            } catch (RuntimeException | IOException e) {
+                later.failed(exchange, e);
+            }
+            later.finished(exchange);
+        }
+    }
+
+    /** 200 with the runs a worker recorded under the request, 202 while it runs, 422 when it could not run it. */
+    private void answer(HttpCall exchange, UUID id, Optional<CertificationRequests.Request> finished)
+            throws IOException {
         ObjectNode answer = Json.object();
         answer.put("request_id", id.toString());
         if (finished.isEmpty()) {
@@ -84,23 +125,6 @@ final class CertificationsApi {
         ArrayNode results = answer.putArray("certifications");
         store.forRequest(id).forEach(run -> results.add(json(run)));
         Exchanges.sendJson(exchange, 200, answer);
-    }
-
-    /** The request once a worker finished it, or empty when {@link #wait} passed first. */
-    private Optional<CertificationRequests.Request> awaitFinished(UUID id) {
-        long deadline = System.nanoTime() + wait.toNanos();
-        while (true) {
-            Optional<CertificationRequests.Request> request = requests.find(id).filter(CertificationRequests.Request::finished);
-            if (request.isPresent() || System.nanoTime() >= deadline) {
-                return request;
-            }
-            try {
-                Thread.sleep(Math.min(RECHECK.toMillis(), Math.max(1, (deadline - System.nanoTime()) / 1_000_000)));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return Optional.empty();
-            }
-        }
     }
 
     private static Problem unknown(String what, Collection<String> known) {

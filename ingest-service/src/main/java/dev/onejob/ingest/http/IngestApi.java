@@ -98,7 +98,7 @@ public final class IngestApi implements AutoCloseable {
                 new JobWaits(watch, views.queries()), new DropInStreams(watch, chunks), metrics, maxBody, maxWait);
         AttemptsApi attempts = new AttemptsApi(parts.ledger(), jobs, parts.gate(), metrics, maxBody);
         CertificationsApi certifications = new CertificationsApi(parts.certificationRequests(),
-                parts.certifications(), views.providers(), views.contracts(), config.certifyWait(), maxBody);
+                parts.certifications(), views.providers(), views.contracts(), watch, config.certifyWait(), maxBody);
         EventsApi events = new EventsApi(views.queries(), watch);
         FindApi find = new FindApi(views.queries(), parts.certifications(), views.providers(), views.contracts(),
                 metrics, watch, parts.requests().cooldowns());
@@ -139,7 +139,7 @@ public final class IngestApi implements AutoCloseable {
                 Route.api("GET", "/v1/usage", CALLER, (x, c) -> usage.usage(x, c.caller())),
                 Route.api("GET", "/v1/whoami", CALLER, (x, c) -> find.whoami(x, c.caller())),
                 Route.api("GET", "/v1/certifications", CALLER, (x, c) -> certifications.list(x)),
-                Route.api("POST", "/v1/certifications", OPERATE, (x, c) -> certifications.certify(x, c.caller())),
+                Route.api("POST", "/v1/certifications", OPERATE, (x, c) -> certifications.certify(x, c.caller(), c.later())),
                 Route.api("POST", DropInApi.CHAT_COMPLETIONS, SUBMIT, (x, c) -> dropIn.call(x, c.caller(),
                         DropInApi.OPENAI, threads, c.later())).shapingErrors(DropInProblems::shaped),
                 Route.api("POST", DropInApi.MESSAGES, SUBMIT, (x, c) -> dropIn.call(x, c.caller(),

@@ -88,4 +88,10 @@ public final class IngestMetrics {
     public void kafkaIntakePaused(boolean paused) {
         kafkaIntakePaused.set(paused ? 1 : 0);
     }
+
+    /** Partitions of job-requests held back because an owner was over RATE_LIMIT_PER_OWNER, one per hold. */
+    public void kafkaRecordsPaced(int partitions) {
+        Counter.builder("onejob_kafka_intake_paced").description("job-requests partitions held back until an owner's "
+                + "RATE_LIMIT_PER_OWNER bucket refilled").register(registry).increment(partitions);
+    }
 }

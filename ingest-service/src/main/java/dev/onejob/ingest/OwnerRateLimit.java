@@ -7,8 +7,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * A token bucket per owner for job submissions ({@code RATE_LIMIT_PER_OWNER} per second, bursts up to twice
  * that; 0 turns it off), per ingest instance, shared by both channels: an owner's HTTP submissions and its
  * {@code job-requests} records draw on one bucket, so records on Kafka cannot take more than the owner's share
- * either. Over the limit, HTTP answers 429 with {@code Retry-After} and Kafka answers REJECTED
- * ({@code rate-limited}); neither writes anything.
+ * either. Over the limit, HTTP answers 429 with {@code Retry-After} and writes nothing; on Kafka the record waits
+ * in its partition, which the intake reads again once the bucket has refilled (a backlog is paced, never refused).
  */
 public final class OwnerRateLimit {
     /** Limiting nobody. */

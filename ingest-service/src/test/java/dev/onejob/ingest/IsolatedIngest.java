@@ -40,6 +40,11 @@ final class IsolatedIngest implements AutoCloseable {
     private final JobRequestPublisher upstream;
 
     IsolatedIngest() throws IOException {
+        this(0);
+    }
+
+    /** With {@code RATE_LIMIT_PER_OWNER} at {@code ratePerOwner} (0: off). */
+    IsolatedIngest(int ratePerOwner) throws IOException {
         broker = EmbeddedKafka.start(null, Map.of());
         KafkaTopics.ensure(broker.bootstrapServers(), KafkaTopics.allNames(), 3, (short) 1);
         Path tokens = Files.createTempDirectory("onejob-isolated").resolve("tokens.yaml");
@@ -49,7 +54,7 @@ final class IsolatedIngest implements AutoCloseable {
         DatabaseConfig database = new DatabaseConfig(db.jdbcUrl(), db.user(), System.getenv("DATABASE_PASSWORD"), 2);
         service = new IngestService(new IngestConfig(database, new KafkaConfig(broker.bootstrapServers()),
                 IngestConfig.http(Settings.of(Map.of("HTTP_HOST", "127.0.0.1", "HTTP_PORT", "0", "HTTP_THREADS", "2"))), 64 * 1024, tokens, Path.of("../config/providers.yaml"),
-                Path.of("../config/contracts"), false, Duration.ZERO, "ingest-isolated-test", FrontDoor.defaults().withRatePerOwner(0)),
+                Path.of("../config/contracts"), false, Duration.ZERO, "ingest-isolated-test", FrontDoor.defaults().withRatePerOwner(ratePerOwner)),
                 Database.wrap(db.dataSource()), Map.of(), OutboxRelay.Hooks.NONE,
                 Loops.REPORT_ONLY);
         service.start();

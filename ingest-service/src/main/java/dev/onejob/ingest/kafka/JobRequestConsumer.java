@@ -49,7 +49,9 @@ import org.slf4j.LoggerFactory;
  * REPLAYED, CONFLICT, INVALID, REJECTED), poison records also go to
  * {@code job-requests.dlq} with the reason and their original bytes; and only after the database commit and the
  * broker's acknowledgements are the offsets committed. A crash in between re-delivers the poll, which the ledger
- * answers as REPLAYED: duplicates are harmless, nothing is lost.
+ * answers as REPLAYED: duplicates are harmless, nothing is lost. A record whose owner is over its share
+ * ({@code RATE_LIMIT_PER_OWNER}, the bucket its HTTP submissions draw on too) is not answered: its partition is read
+ * again from it once the bucket has refilled ({@link PartitionHolds}), so a backlog is paced, never refused.
  */
 public final class JobRequestConsumer implements Loops.Loop {
     private static final Logger log = LoggerFactory.getLogger(JobRequestConsumer.class);
@@ -66,6 +68,8 @@ public final class JobRequestConsumer implements Loops.Loop {
     private final AtomicBoolean running = new AtomicBoolean(true);
     /** Whether the intake waits for the backlog now; only the poll thread touches it. */
     private boolean braking;
+    /** Partitions paused until an owner's bucket has refilled; only the poll thread touches it. */
+    private final PartitionHolds holds = new PartitionHolds();
     /** Waits between rereads of a poll while PostgreSQL or the broker is away; only the poll thread touches it. */
     private final Backoff backoff = Backoff.standard();
 
@@ -114,6 +118,7 @@ public final class JobRequestConsumer implements Loops.Loop {
             consumer.subscribe(KafkaPrincipals.REQUEST_TOPICS, new ConsumerRebalanceListener() {
                 @Override
                 public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                    holds.forget(partitions);
                 }
 
                 @Override
@@ -126,6 +131,7 @@ public final class JobRequestConsumer implements Loops.Loop {
             });
             while (running.get()) {
                 applyBrake();
+                releaseHolds();
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(200));
                 if (records.isEmpty()) {
                     continue;
@@ -174,22 +180,37 @@ public final class JobRequestConsumer implements Loops.Loop {
             }
         } else if (braking) {
             braking = false;
-            consumer.resume(consumer.paused());
+            consumer.resume(holds.notHeld(consumer.paused()));
             metrics.kafkaIntakePaused(false);
             log.info("event=kafka_intake_resumed");
         }
     }
 
+    /** Resumes the held partitions whose owner's bucket has refilled, unless the brake holds every partition. */
+    private void releaseHolds() {
+        List<TopicPartition> due = holds.due(System.nanoTime());
+        if (!due.isEmpty() && !braking) {
+            due.retainAll(consumer.assignment());
+            consumer.resume(due);
+        }
+    }
+
     private void handle(ConsumerRecords<byte[], byte[]> records) {
         List<ConsumerRecord<byte[], byte[]>> all = new ArrayList<>();
-        records.forEach(all::add);
-        List<Object> answers = new ArrayList<>(all.size());
+        List<Object> answers = new ArrayList<>(records.count());
         List<NewJob> toSubmit = new ArrayList<>();
         List<Integer> submitIndex = new ArrayList<>();
-        for (int i = 0; i < all.size(); i++) {
-            JobRequestRecords.Parsed parsed = JobRequestRecords.parse(all.get(i));
+        Map<TopicPartition, Long> heldFrom = new HashMap<>();
+        long holdNanos = 0;
+        for (ConsumerRecord<byte[], byte[]> record : records) {
+            TopicPartition partition = new TopicPartition(record.topic(), record.partition());
+            if (heldFrom.containsKey(partition)) {
+                continue; // after an over-share record: read again with it
+            }
+            int i = all.size();
+            JobRequestRecords.Parsed parsed = JobRequestRecords.parse(record);
             Optional<String> refusal = parsed instanceof JobRequestRecords.Envelope envelope
-                    ? principals.refusal(all.get(i).topic(), envelope.ownerId()) : Optional.empty();
+                    ? principals.refusal(record.topic(), envelope.ownerId()) : Optional.empty();
             if (refusal.isPresent()) {
                 var envelope = (JobRequestRecords.Envelope) parsed;
                 answers.add(new JobRequestConsumerAnswers.NotPermitted(envelope.ownerId(), envelope.idempotencyKey(),
@@ -197,10 +218,11 @@ public final class JobRequestConsumer implements Loops.Loop {
             } else if (parsed instanceof JobRequestRecords.Envelope envelope) {
                 OptionalLong wait = requests.rateLimit().take(envelope.ownerId());
                 if (wait.isPresent()) {
-                    // Over the owner's share, the bucket its HTTP submissions draw on too: nothing is written.
-                    answers.add(new JobRequestConsumerAnswers.RateLimited(envelope.ownerId(),
-                            envelope.idempotencyKey(), requests.rateLimit().reason(envelope.ownerId(),
-                                    wait.getAsLong())));
+                    // Over the owner's share: this record and the rest of its partition wait in Kafka.
+                    heldFrom.put(partition, record.offset());
+                    holdNanos = Math.max(holdNanos, Duration.ofSeconds(wait.getAsLong()).toNanos());
+                    log.info("event=kafka_owner_paced owner=\"{}\" partition={} offset={} wait_s={}",
+                            envelope.ownerId(), partition, record.offset(), wait.getAsLong());
                     continue;
                 }
                 JobRequests.Validated validated = requests.validate(envelope.ownerId(), envelope.idempotencyKey(),
@@ -216,6 +238,7 @@ public final class JobRequestConsumer implements Loops.Loop {
             } else {
                 answers.add(parsed);
             }
+            all.add(record);
         }
         List<SubmitOutcome> outcomes = toSubmit.isEmpty() ? List.of() : ledger.submissions().submitBatch(toSubmit);
         for (int j = 0; j < outcomes.size(); j++) {
@@ -230,6 +253,21 @@ public final class JobRequestConsumer implements Loops.Loop {
         }
         publisher.publish(all, answers);
         commit(all);
+        hold(heldFrom, holdNanos);
+    }
+
+    /** Reads each held partition again from its first over-share record, once {@code nanos} have passed. */
+    private void hold(Map<TopicPartition, Long> heldFrom, long nanos) {
+        if (heldFrom.isEmpty()) {
+            return;
+        }
+        long until = System.nanoTime() + nanos;
+        heldFrom.forEach((partition, offset) -> {
+            consumer.seek(partition, offset);
+            holds.hold(partition, until);
+        });
+        consumer.pause(heldFrom.keySet());
+        metrics.kafkaRecordsPaced(heldFrom.size());
     }
 
     /** Commits the poll's offsets, after its answers are published; a refused or timed-out commit is redelivered. */

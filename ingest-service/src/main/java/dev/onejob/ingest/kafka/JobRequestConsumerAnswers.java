@@ -4,9 +4,8 @@ import dev.onejob.core.ledger.SubmitOutcome;
 import java.util.List;
 
 /**
- * What the consumer decided for a readable record: invalid (with reasons), not permitted for its owner, over its
- * owner's rate, or submitted
- * (with the ledger's answer).
+ * What the consumer decided for a readable record: invalid (with reasons), not permitted for its owner, or submitted
+ * (with the ledger's answer). A record over its owner's rate gets no answer yet: it is read again later.
  */
 final class JobRequestConsumerAnswers {
     private JobRequestConsumerAnswers() {
@@ -20,9 +19,5 @@ final class JobRequestConsumerAnswers {
 
     /** Read from a topic whose producer may not submit for this owner ({@link dev.onejob.core.kafka.KafkaPrincipals}). */
     record NotPermitted(String ownerId, String idempotencyKey, String reason) {
-    }
-
-    /** Over its owner's share of submissions ({@link dev.onejob.ingest.OwnerRateLimit}): send again later. */
-    record RateLimited(String ownerId, String idempotencyKey, String reason) {
     }
 }

@@ -43,12 +43,6 @@ final class JobRequestOutcomes {
                     "REJECTED", null, new JobRequestOutcome.Problem(PROBLEMS + "owner-not-permitted",
                             bounded(refused.reason()), null), source);
         }
-        if (answer instanceof JobRequestConsumerAnswers.RateLimited limited) {
-            // Nothing was written: the owner is over its share for now; the same record may be sent again later.
-            return new JobRequestOutcome(requestId, bounded(limited.ownerId()), bounded(limited.idempotencyKey()),
-                    "REJECTED", null, new JobRequestOutcome.Problem(PROBLEMS + "rate-limited",
-                            bounded(limited.reason()), null), source);
-        }
         JobRequestConsumerAnswers.Submitted submitted = (JobRequestConsumerAnswers.Submitted) answer;
         String owner = bounded(submitted.ownerId());
         String key = bounded(submitted.idempotencyKey());

@@ -181,12 +181,14 @@ class JobRequestConsumerLoopTest {
     }
 
     /**
-     * Over its owner's share ({@code RATE_LIMIT_PER_OWNER}, the bucket HTTP submissions draw on too), a record is
-     * answered REJECTED (rate-limited) with when to send it again, and never reaches the ledger; another owner's
-     * records in the same poll are served as usual.
+     * Over its owner's share ({@code RATE_LIMIT_PER_OWNER}, the bucket HTTP submissions draw on too), a record is not
+     * answered: the loop commits its partition up to it, seeks back to it and pauses the partition until the bucket
+     * has refilled, so the record and those behind it are read again then. Another owner's partition in the same poll
+     * is served as usual. (MockConsumer drops records once polled, so the re-read itself is {@code KafkaPacingIT}'s.)
      */
     @Test
-    void recordsOverTheOwnersShareAreRejectedWithTheReasonAndOthersAreServed() throws Exception {
+    void recordsOverTheOwnersShareWaitInTheirPartitionAndOthersAreServed() throws Exception {
+        TopicPartition calmPartition = new TopicPartition(Topics.JOB_REQUESTS.name(), 1);
         MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
         MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(),
                 new ByteArraySerializer());
@@ -199,35 +201,42 @@ class JobRequestConsumerLoopTest {
         // Requests that name no contract are answered INVALID without the ledger: what matters is who gets there.
         String unknownContract = "{\"contract\":\"no-such-contract\",\"variables\":{},\"target\":\"primary\"}";
         consumer.schedulePollTask(() -> {
-            consumer.rebalance(List.of(PARTITION));
-            consumer.updateBeginningOffsets(Map.of(PARTITION, 0L));
+            consumer.rebalance(List.of(PARTITION, calmPartition));
+            consumer.updateBeginningOffsets(Map.of(PARTITION, 0L, calmPartition, 0L));
             for (int i = 0; i < 5; i++) {
                 consumer.addRecord(record(i, "flood", Json.write(new JobRequest("flood", "k-" + i,
                         Json.parse(unknownContract)).toJson()).getBytes(StandardCharsets.UTF_8)));
             }
-            consumer.addRecord(record(5, "calm", Json.write(new JobRequest("calm", "k-5",
+            consumer.addRecord(new ConsumerRecord<>(calmPartition.topic(), calmPartition.partition(), 0,
+                    "calm".getBytes(StandardCharsets.UTF_8), Json.write(new JobRequest("calm", "k-c",
                     Json.parse(unknownContract)).toJson()).getBytes(StandardCharsets.UTF_8)));
         });
 
         Thread thread = new Thread(loop, "job-requests-under-test");
         thread.start();
+        long positionWhilePaused;
+        Map<TopicPartition, OffsetAndMetadata> committed;
         try {
-            Await.until(Duration.ofSeconds(10), "six answers", () -> producer.history().size() >= 6);
+            Await.until(Duration.ofSeconds(10), "flood's partition paused while its bucket refills",
+                    () -> consumer.paused().contains(PARTITION));
+            positionWhilePaused = consumer.position(PARTITION);
+            Await.until(Duration.ofSeconds(10), "flood's partition resumed",
+                    () -> !consumer.paused().contains(PARTITION));
+            committed = consumer.committed(Set.of(PARTITION, calmPartition));
         } finally {
             loop.close();
             thread.join(10_000);
         }
 
+        // a burst of twice the rate (2) passes; the third waits, unanswered, with the rest; calm has its own bucket
         List<JobRequestOutcome> answers = producer.history().stream()
                 .map(r -> JobRequestOutcome.fromJson(Json.parse(new String(r.value(), StandardCharsets.UTF_8))))
                 .toList();
-        // a burst of twice the rate (2) passes, the rest of flood's are refused; calm has its own bucket
-        assertEquals(List.of("INVALID", "INVALID", "REJECTED", "REJECTED", "REJECTED", "INVALID"),
-                answers.stream().map(JobRequestOutcome::outcome).toList());
-        JobRequestOutcome refused = answers.get(2);
-        assertTrue(refused.problem().type().endsWith("/rate-limited"), refused.problem().type());
-        assertTrue(refused.problem().detail().contains("owner flood may submit 1.0 jobs per second")
-                && refused.problem().detail().contains("retry after"), refused.problem().detail());
+        assertEquals(List.of("calm/k-c INVALID", "flood/k-0 INVALID", "flood/k-1 INVALID"), answers.stream()
+                .map(a -> a.ownerId() + "/" + a.idempotencyKey() + " " + a.outcome()).sorted().toList());
+        assertEquals(2, positionWhilePaused, "flood's partition is read again from its first record over the share");
+        assertEquals(2, committed.get(PARTITION).offset(), "flood's partition is committed up to that record");
+        assertEquals(1, committed.get(calmPartition).offset());
     }
 
     /**

@@ -19,6 +19,9 @@ import java.util.Set;
 final class ApiFuzzer {
     /** IngestFixture runs the service with HTTP_MAX_BODY_BYTES = 64 KiB. */
     static final int BODY_LIMIT = 64 * 1024;
+    /** What a {@code {model}} is aimed at: aliases, and names that are none (a path Jetty refuses is not one). */
+    private static final List<String> MODELS = List.of("fast", "careful", "primary-only", "FAST", "gpt-4o",
+            "claude-sonnet-4-5", "fast%20", "%E2%80%8Bfast");
     private static final List<String> METHODS = List.of("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD",
             "get", "PROPFIND", "FOO");
 
@@ -78,7 +81,9 @@ final class ApiFuzzer {
             notes.add("wrong method");
         }
         String target = operation.path().replace("{id}", FuzzText.encode(pathId(operation, credentials, notes)))
-                .replace("{file}", hostile.pick(CONSOLE_FILES)) + query(operation, credentials, notes);
+                .replace("{file}", hostile.pick(CONSOLE_FILES))
+                .replace("{model}", hostile.pick(MODELS))
+                + query(operation, credentials, notes);
         List<RawHttp.Header> headers = new ArrayList<>(credentials.headers());
         String key = idempotencyKey(operation, headers, number, notes);
         headers.addAll(otherHeaders(notes));

@@ -259,7 +259,7 @@ class HostileCallersIT {
     private RawHttp.Response call(List<String> authorization, Route route, String jobId, String attemptId,
                                   String key) {
         String target = route.template().replace("{id}", route.template().startsWith("/v1/attempts/") ? attemptId
-                : jobId);
+                : jobId).replace("{model}", "fast");
         String body = switch (route.template()) {
             case "/v1/jobs" -> IngestFixture.request("x");
             case "/v1/jobs/{id}/attempts" -> "{\"provider\":\"backup\"}";

@@ -37,7 +37,7 @@ class RoutesIT {
         List<String> unrouted = new ArrayList<>();
         for (ApiDocument.Operation operation : DOCUMENT.operations()) {
             String path = operation.path().replace("{id}", UUID.randomUUID().toString())
-                    .replace("{file}", "index.html");
+                    .replace("{file}", "index.html").replace("{model}", "fast");
             var answer = FIXTURE.send(operation.method(), path, IngestFixture.BOSS, Map.of(),
                     operation.method().equals("POST") ? "{}" : null);
             boolean notRouted = answer.statusCode() == 405 || answer.statusCode() == 404

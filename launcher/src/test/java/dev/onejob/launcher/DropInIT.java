@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.anthropic.models.messages.Message;
 import com.anthropic.models.messages.MessageCreateParams;
+import com.anthropic.models.models.ModelInfo;
+import com.anthropic.models.models.ModelListParams;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.openai.client.OpenAIClient;
@@ -17,9 +19,11 @@ import com.openai.errors.OpenAIServiceException;
 import com.openai.models.ResponseFormatJsonSchema;
 import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import com.openai.models.models.Model;
 import dev.onejob.core.json.Json;
 import dev.onejob.simulator.Behaviour;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -220,6 +224,39 @@ class DropInIT {
         } finally {
             bob.close();
         }
+    }
+
+    @Test
+    void eachSdkListsTheAliasesAsItsModelsAndRetrievesOne() {
+        // when the OpenAI SDK lists the models
+        List<Model> openAi = dropIn.openAi().models().list().data();
+
+        // then the aliases of providers.yaml, in the file's order, each valid as the SDK checks it and naming its route
+        assertEquals(List.of("fast", "careful", "primary-only"), openAi.stream().map(Model::id).toList());
+        openAi.forEach(Model::validate);
+        assertEquals("onejob", openAi.get(0).ownedBy());
+        assertEquals(JsonValue.from("primary"), openAi.get(0)._additionalProperties().get("target"));
+        assertEquals(JsonValue.from(List.of("backup")), openAi.get(0)._additionalProperties().get("fallbacks"));
+        assertEquals("careful", dropIn.openAi().models().retrieve("careful").id());
+
+        // and the Anthropic SDK gets Anthropic's page of ModelInfo, one page at a time
+        com.anthropic.models.models.ModelListPage page = dropIn.anthropic().models()
+                .list(ModelListParams.builder().limit(2L).build());
+        assertEquals(List.of("fast", "careful"), page.data().stream().map(ModelInfo::id).toList());
+        assertTrue(page.hasNextPage(), "a third alias is left");
+        List<String> all = new ArrayList<>();
+        page.autoPager().forEach(model -> all.add(model.validate().id()));
+        assertEquals(List.of("fast", "careful", "primary-only"), all);
+        ModelInfo careful = dropIn.anthropic().models().retrieve("careful");
+        assertEquals("careful (backup, then primary)", careful.displayName());
+        assertEquals(ModelInfo.Lifecycle.ACTIVE, careful.lifecycle());
+
+        // and a model that is no alias is each SDK's own not-found error
+        com.openai.errors.NotFoundException openAiMissing = assertThrows(com.openai.errors.NotFoundException.class,
+                () -> dropIn.openAi().models().retrieve("gpt-4o"));
+        assertTrue(openAiMissing.getMessage().contains("fast"), openAiMissing.getMessage());
+        assertThrows(com.anthropic.errors.NotFoundException.class,
+                () -> dropIn.anthropic().models().retrieve("claude-sonnet-4-5"));
     }
 
     /** The {@code error} object of a drop-in error's body, as the SDK received it. */

@@ -21,6 +21,7 @@ import io.micrometer.core.instrument.Gauge;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -103,6 +104,7 @@ public final class IngestApi implements AutoCloseable {
         FindApi find = new FindApi(views.queries(), parts.certifications(), views.providers(), views.contracts(),
                 metrics, watch, parts.requests().cooldowns());
         UsageApi usage = new UsageApi(views.billing(), Clock.systemUTC());
+        ModelsApi models = new ModelsApi(views.providers(), Instant.now());
         return List.of(
                 Route.open("GET", "/health", service::ready),
                 Route.open("GET", "/health/live", service::live),
@@ -143,7 +145,11 @@ public final class IngestApi implements AutoCloseable {
                 Route.api("POST", DropInApi.CHAT_COMPLETIONS, SUBMIT, (x, c) -> dropIn.call(x, c.caller(),
                         DropInApi.OPENAI, threads, c.later())).shapingErrors(DropInProblems::shaped),
                 Route.api("POST", DropInApi.MESSAGES, SUBMIT, (x, c) -> dropIn.call(x, c.caller(),
-                        DropInApi.ANTHROPIC, threads, c.later())).shapingErrors(DropInProblems::shaped));
+                        DropInApi.ANTHROPIC, threads, c.later())).shapingErrors(DropInProblems::shaped),
+                Route.api("GET", "/v1/models", SUBMIT, (x, c) -> models.list(x))
+                        .shapingErrors(DropInProblems::shaped),
+                Route.api("GET", "/v1/models/{model}", SUBMIT, (x, c) -> models.retrieve(x, c.parameter()))
+                        .shapingErrors(DropInProblems::shaped));
     }
 
     /**

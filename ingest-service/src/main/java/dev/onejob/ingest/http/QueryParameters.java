@@ -45,19 +45,24 @@ final class QueryParameters {
     }
 
     static int limit(Map<String, String> query) {
+        return limit(query, DEFAULT_LIMIT, LedgerQueries.MAX_LIMIT);
+    }
+
+    /** {@code limit}: {@code otherwise} when absent, else a whole number from 1 to {@code max}. */
+    static int limit(Map<String, String> query, int otherwise, int max) {
         String text = query.get("limit");
         if (text == null) {
-            return DEFAULT_LIMIT;
+            return otherwise;
         }
         try {
             int limit = Integer.parseInt(text);
-            if (limit >= 1 && limit <= LedgerQueries.MAX_LIMIT) {
+            if (limit >= 1 && limit <= max) {
                 return limit;
             }
         } catch (NumberFormatException e) {
             // refused below
         }
-        throw badRequest("'limit' must be a whole number from 1 to " + LedgerQueries.MAX_LIMIT);
+        throw badRequest("'limit' must be a whole number from 1 to " + max);
     }
 
     static String cursor(Map<String, String> query) {

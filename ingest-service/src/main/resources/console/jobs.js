@@ -14,7 +14,6 @@ const moreButton = byId('jobs-more');
 const fresh = () => ({ filters: {}, jobs: [], cursor: null, extraPages: false });
 let state = fresh();
 let poller = null;
-let abort = null;
 
 /** datetime-local is a local wall-clock time without zone; the API wants an RFC 3339 instant. */
 function toInstant(value) {
@@ -35,7 +34,7 @@ function readFilters() {
 }
 
 function fetchPage(filters, cursor) {
-  return api(query('/v1/jobs', { ...filters, limit: PAGE_SIZE, cursor }), { signal: abort.signal });
+  return api(query('/v1/jobs', { ...filters, limit: PAGE_SIZE, cursor }), { signal: poller.signal });
 }
 
 /**
@@ -107,13 +106,11 @@ moreButton.addEventListener('click', loadMore);
 export const jobsView = {
   el,
   activate() {
-    abort = new AbortController();
     poller = new Poller(refreshFirstPage, REFRESH_MS).start();
     chart.show();
   },
   deactivate() {
     poller?.stop();
-    abort?.abort();
     chart.hide();
   },
   reset() {

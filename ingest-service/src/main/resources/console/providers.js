@@ -12,13 +12,12 @@ const busy = new Set(); // "provider\0contract" pairs being certified right now
 let providers = [];
 let catalogue = [];
 let poller = null;
-let abort = null;
 
 const busyKey = (provider, contract) => `${provider}\u0000${contract}`;
 
 async function refresh() {
   const [body, known] = await Promise.all([
-    api('/v1/providers', { signal: abort.signal }),
+    api('/v1/providers', { signal: poller.signal }),
     contracts().catch(() => []), // without the catalogue, the providers' own certifications still list contracts
   ]);
   providers = body.providers ?? [];
@@ -131,19 +130,17 @@ async function recertify(provider, contract) {
     showError(err);
   } finally {
     busy.delete(key);
-    if (abort && !abort.signal.aborted) { render(); poller?.now(); }
+    if (poller?.running) { render(); poller?.now(); }
   }
 }
 
 export const providersView = {
   el,
   activate() {
-    abort = new AbortController();
     poller = new Poller(refresh, REFRESH_MS).start();
   },
   deactivate() {
     poller?.stop();
-    abort?.abort();
   },
   reset() {
     busy.clear();

@@ -14,7 +14,6 @@ const tbody = byId('races-table').tBodies[0];
 const fresh = () => ({ since: null, cursor: null, seen: new Set() });
 let state = fresh();
 let poller = null;
-let abort = null;
 
 const raceKey = (race) => `${race.job_id}/${race.loser?.attempt_id}`;
 
@@ -24,7 +23,7 @@ async function poll() {
     const since = state.since ?? new Date(Date.now() - LOOKBACK_MS).toISOString();
     // A cursor continues the listing the last call began; without one, start after the newest race seen.
     const params = state.cursor ? { cursor: state.cursor, limit: 100 } : { since, limit: 100 };
-    const body = await api(query('/v1/races', params), { signal: abort.signal });
+    const body = await api(query('/v1/races', params), { signal: poller.signal });
     const races = body.races ?? [];
     found.push(...races);
     if (races.length) state.since = races[races.length - 1].detected_at;
@@ -74,13 +73,11 @@ function trimSeen() {
 export const racesView = {
   el,
   activate() {
-    abort = new AbortController();
     byId('races-empty').hidden = tbody.children.length > 0;
     poller = new Poller(poll, REFRESH_MS).start();
   },
   deactivate() {
     poller?.stop();
-    abort?.abort();
     for (const tr of tbody.querySelectorAll('tr.fresh')) tr.classList.remove('fresh');
   },
   reset() {

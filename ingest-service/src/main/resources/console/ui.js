@@ -144,7 +144,8 @@ const pollers = new Set();
 
 /**
  * Calls fn now and then every intervalMs after it settles (never overlapping itself), skipping ticks while the
- * tab is hidden. A failure streak shows one banner, not one every interval.
+ * tab is hidden. A failure streak shows one banner, not one every interval. Its signal aborts when it stops: fn's
+ * requests pass it, so a view left (or a sign-out) cancels what is in flight.
  */
 export class Poller {
   constructor(fn, intervalMs) {
@@ -155,13 +156,21 @@ export class Poller {
     this.again = false;
     this.failing = false;
     this.timer = null;
+    this.abort = new AbortController();
+  }
+
+  /** Aborts once this poller stops. */
+  get signal() {
+    return this.abort.signal;
   }
 
   start() {
     if (this.running) return this;
     this.running = true;
     pollers.add(this);
-    this.tick();
+    // The first call once the caller's statement is done, so that `poller = new Poller(fn).start()` has assigned
+    // the poller whose signal fn's requests pass.
+    queueMicrotask(() => this.tick());
     return this;
   }
 
@@ -169,6 +178,7 @@ export class Poller {
     this.running = false;
     clearTimeout(this.timer);
     pollers.delete(this);
+    this.abort.abort();
   }
 
   /** Run as soon as possible (after the call in flight, if any), e.g. after a filter change or an action. */

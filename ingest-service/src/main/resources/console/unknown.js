@@ -51,10 +51,9 @@ const bulkResult = byId('bulk-result');
 const selectAll = byId('select-all-unknown');
 let attempts = [];
 let poller = null;
-let abort = null;
 
 async function refresh() {
-  const page = await api(query('/v1/attempts', { status: 'UNKNOWN', older_than: 'PT0S', limit: 100 }), { signal: abort.signal });
+  const page = await api(query('/v1/attempts', { status: 'UNKNOWN', older_than: 'PT0S', limit: 100 }), { signal: poller.signal });
   attempts = page.attempts ?? [];
   render();
   byId('unknown-more').hidden = !page.next_cursor;
@@ -144,12 +143,10 @@ byId('bulk-resolve-cancelled').addEventListener('click', () => resolveSelected('
 export const unknownView = {
   el,
   activate() {
-    abort = new AbortController();
     poller = new Poller(refresh, REFRESH_MS).start();
   },
   deactivate() {
     poller?.stop();
-    abort?.abort();
     // Keep no stale buttons around: button.resolve-* must only match the page on screen.
     tbody.replaceChildren();
     attempts = [];

@@ -14,19 +14,11 @@ import javax.sql.DataSource;
  * the hook runs, and whatever the hook throws is what the caller hears (a lost connection, say), and however long it
  * blocks is how long the caller waits.
  */
-final class HookedDataSource implements DataSource {
+record HookedDataSource(DataSource real, AfterCommit afterCommit) implements DataSource {
     /** Runs after each successful COMMIT, on the committing thread. */
     @FunctionalInterface
     interface AfterCommit {
         void run() throws SQLException;
-    }
-
-    private final DataSource real;
-    private final AfterCommit afterCommit;
-
-    HookedDataSource(DataSource real, AfterCommit afterCommit) {
-        this.real = real;
-        this.afterCommit = afterCommit;
     }
 
     @Override

@@ -19,6 +19,16 @@ record BenchContext(BenchSettings settings, ProcessRunner runner, ResourceMonito
                     Results results, BenchDatabase database, BenchKafka kafka, RunFiles files, Services services,
                     Map<String, Long> expectedJobs, Set<String> certificationCalls) {
 
+    /** The ingest service's {@code POST /v1/jobs}, in the submitters' names: a plan's requests with key prefix {@code prefix}. */
+    LoadPlan ingestLoad(String prefix, double repeatShare, String awaiting) {
+        return new LoadPlan(ingestUrl() + "/v1/jobs", files.submitterTokens(), prefix, repeatShare, awaiting);
+    }
+
+    /** The ingest service's base URL. */
+    String ingestUrl() {
+        return "http://127.0.0.1:" + services.ingestPort();
+    }
+
     /** Measures a phase: CPU by consumer, the memory of the tracked processes, and flight recordings of {@code profiled}. */
     PhaseWindow window(String phase, List<ChildProcess> profiled) {
         return new PhaseWindow(phase, profiled);

@@ -19,16 +19,11 @@ import java.util.regex.Pattern;
  * repeated submissions. The peer answers when the workflow is done, so its end-to-end latency is the answer's. Runs:
  * saturated (a burst in closed loop) and 50% of that in open loop. If it cannot start, every figure says why.
  */
-final class DbosPhase {
+record DbosPhase(BenchContext context) {
     private static final Pattern STARTED = Pattern.compile("event=started service=dbos-peer url=(\\S+) dbos_version=(\\S+)");
     private static final List<String> METRICS = List.of("jobs/s (saturated)", "p50 ms (saturated)",
             "p99 ms (saturated)", "jobs/s at 50% load", "p50 ms at 50% load", "p99 ms at 50% load");
 
-    private final BenchContext context;
-
-    DbosPhase(BenchContext context) {
-        this.context = context;
-    }
 
     void run() throws Exception {
         BenchSettings settings = context.settings();

@@ -23,13 +23,7 @@ import java.util.Map;
  * hanging at the primary past its soft timeout: the attempt goes UNKNOWN, the {@link OperatorBot} resolves it FAILED
  * and the job fails over to the backup in the same transaction.
  */
-final class EndToEndPhase {
-    private final BenchContext context;
-
-    EndToEndPhase(BenchContext context) {
-        this.context = context;
-    }
-
+record EndToEndPhase(BenchContext context) {
     void run() throws Exception {
         BenchSettings settings = context.settings();
         // The HTTP phases accept tens of thousands of jobs faster than the relay publishes their rows: let it finish
@@ -43,8 +37,7 @@ final class EndToEndPhase {
             Invariants.ledger(simulator).forEach(e -> context.certificationCalls().add(e.path("idempotency_key")
                     .asText("")));
         }
-        LoadPlan plan = new LoadPlan("http://127.0.0.1:" + context.services().ingestPort() + "/v1/jobs",
-                context.files().submitterTokens(), "e2e", settings.repeatShare(), "kafka")
+        LoadPlan plan = context.ingestLoad("e2e", settings.repeatShare(), "kafka")
                 .awaitingKafka(context.kafka().bootstrapServers(), Services.HANG_MARKER)
                 .closedForRequests("warmup", 16, settings.e2eWarmupRequests(), false)
                 .closedAwaitingEach("burst", settings.e2eConcurrency(), settings.e2eBurstRequests())
@@ -88,7 +81,7 @@ final class EndToEndPhase {
     /** Certifies every (provider, contract) pair through the API, as an operator does before failover may use them. */
     private String certifyAll() throws Exception {
         HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + context.services().ingestPort() + "/v1/certifications"))
+                        URI.create(context.ingestUrl() + "/v1/certifications"))
                 .timeout(Duration.ofSeconds(180))
                 .header("Authorization", "Bearer " + context.files().operatorToken())
                 .header("Content-Type", "application/json")

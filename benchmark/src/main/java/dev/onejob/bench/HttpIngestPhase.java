@@ -12,17 +12,10 @@ import java.util.Map;
  * (after an unrecorded warm-up), then open loop at 50% of the best of those: requests at fixed intended times,
  * latency from the intended time (coordinated omission accounted for). A share of requests repeat an earlier one.
  */
-final class HttpIngestPhase {
-    private final BenchContext context;
-
-    HttpIngestPhase(BenchContext context) {
-        this.context = context;
-    }
-
+record HttpIngestPhase(BenchContext context) {
     void run() throws Exception {
         BenchSettings settings = context.settings();
-        LoadPlan plan = new LoadPlan("http://127.0.0.1:" + context.services().ingestPort() + "/v1/jobs",
-                context.files().submitterTokens(), "http", settings.repeatShare(), "none")
+        LoadPlan plan = context.ingestLoad("http", settings.repeatShare(), "none")
                 .closedForSeconds("warmup", 32, settings.httpWarmupSeconds(), false);
         for (int clients : settings.httpConcurrency()) {
             plan.closedForSeconds("c" + clients, clients, settings.httpStepSeconds(), true);

@@ -27,13 +27,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * the last expected {@code attempt-commands} record (one per new job) seen by a read_committed consumer. A small
  * batch with other owners runs first, to warm the service up.
  */
-final class KafkaIngestPhase {
-    private final BenchContext context;
-
-    KafkaIngestPhase(BenchContext context) {
-        this.context = context;
-    }
-
+record KafkaIngestPhase(BenchContext context) {
     void run() throws InterruptedException {
         send("kwarm", context.settings().kafkaWarmupRecords());
         try (var window = context.window(Phases.KAFKA_INGEST, List.of(context.services().ingest()))) {

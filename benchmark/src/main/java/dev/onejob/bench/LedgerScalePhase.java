@@ -30,17 +30,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * touch any other phase's figures. The added jobs are dated within the last 20 hours, so key retention, which
  * archives finished jobs a day after their creation, leaves them in the live tables: the worst case for them.
  */
-final class LedgerScalePhase {
+record LedgerScalePhase(BenchContext context) {
     private static final long CHUNK = 500_000;
     private static final double SUBMIT_RATE = 100;
     private static final int SYNTHETIC_OWNERS = 1_000;
     private static final double WARMUP_SECONDS = 3;
 
-    private final BenchContext context;
-
-    LedgerScalePhase(BenchContext context) {
-        this.context = context;
-    }
 
     void run() throws Exception {
         BenchSettings settings = context.settings();
@@ -87,11 +82,10 @@ final class LedgerScalePhase {
     }
 
     private Measured measure(String prefix, String token, BenchSettings settings) throws Exception {
-        String url = "http://127.0.0.1:" + context.services().ingestPort() + "/v1/jobs";
         // A few seconds unrecorded first: the service was just started (JIT, pools), and the grown ledger's indexes
         // were just written.
-        Map<String, JsonNode> steps = new LoadPlan(url, context.files().submitterTokens(), prefix,
-                settings.repeatShare(), "none").closedForSeconds(prefix + "-warmup", 8, WARMUP_SECONDS, false)
+        Map<String, JsonNode> steps = context.ingestLoad(prefix, settings.repeatShare(), "none")
+                .closedForSeconds(prefix + "-warmup", 8, WARMUP_SECONDS, false)
                 .openAtRate(prefix, SUBMIT_RATE, settings.scaleStepSeconds())
                 .run(context, "loadgen-" + prefix);
         JsonNode measured = steps.get(prefix);
@@ -103,7 +97,7 @@ final class LedgerScalePhase {
 
     private double[] usageLatency(String token, int queries) throws Exception {
         LocalDate today = LocalDate.now(ZoneOffset.UTC);
-        URI uri = URI.create("http://127.0.0.1:" + context.services().ingestPort() + "/v1/usage?group_by=provider,day"
+        URI uri = URI.create(context.ingestUrl() + "/v1/usage?group_by=provider,day"
                 + "&from=" + today.minusDays(29) + "&to=" + today.plusDays(1));
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         HttpRequest request = HttpRequest.newBuilder(uri).header("Authorization", "Bearer " + token)

@@ -21,20 +21,14 @@ import java.util.Map;
  * jobs under this phase's keys against the distinct keys that got a 2xx, so a refused one that was written anyway
  * would show too).
  */
-final class OverloadPhase {
-    private final BenchContext context;
-
-    OverloadPhase(BenchContext context) {
-        this.context = context;
-    }
-
+record OverloadPhase(BenchContext context) {
     void run() throws Exception {
         BenchSettings settings = context.settings();
         double rate = 2 * context.results().positive(Phases.HTTP_INGEST, "max requests/s",
                 "the HTTP ingest phase measured no maximum to offer twice");
-        String ingest = "http://127.0.0.1:" + context.services().ingestPort();
-        LoadPlan plan = new LoadPlan(ingest + "/v1/jobs", context.files().submitterTokens(), "overload",
-                settings.repeatShare(), "none").openAtRate("overload", rate, settings.overloadSeconds());
+        String ingest = context.ingestUrl();
+        LoadPlan plan = context.ingestLoad("overload", settings.repeatShare(), "none")
+                .openAtRate("overload", rate, settings.overloadSeconds());
         Map<String, JsonNode> steps;
         ServerGauges gauges = new ServerGauges(ingest + "/metrics", context.files().operatorToken());
         Thread sampler = new Thread(gauges, "bench-overload-gauges");

@@ -15,16 +15,11 @@ import java.util.regex.Pattern;
  * of its own, sending 1 KiB records as fast as it can to a 3-partition topic with the project's producer settings
  * ({@code KafkaConfig.producer}: acks=all, enable.idempotence=true, linger.ms=2, the same timeouts).
  */
-final class ProducerPerfPhase {
+record ProducerPerfPhase(BenchContext context) {
     private static final Pattern SUMMARY = Pattern.compile("(\\d+) records sent, ([\\d.]+) records/sec \\(([\\d.]+) "
             + "MB/sec\\), ([\\d.]+) ms avg latency, ([\\d.]+) ms max latency, (\\d+) ms 50th, (\\d+) ms 95th, (\\d+) ms "
             + "99th");
 
-    private final BenchContext context;
-
-    ProducerPerfPhase(BenchContext context) {
-        this.context = context;
-    }
 
     void run() {
         List<String> command = new ArrayList<>(List.of(ProcessRunner.javaTool("java"), "-cp",

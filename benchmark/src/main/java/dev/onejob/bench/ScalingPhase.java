@@ -17,16 +17,11 @@ import java.util.Map;
  * groups' rebalance. Beside each rate: the machine's CPU (of its 2 cores) and PostgreSQL's, so where the curve
  * flattens says what binds.
  */
-final class ScalingPhase {
+record ScalingPhase(BenchContext context) {
     /** (workers, reconcilers), in an order that starts or stops one process between neighbours. */
     static final List<int[]> CONFIGURATIONS = List.of(new int[] {1, 1}, new int[] {2, 1}, new int[] {4, 1},
             new int[] {4, 2}, new int[] {2, 2}, new int[] {1, 2});
 
-    private final BenchContext context;
-
-    ScalingPhase(BenchContext context) {
-        this.context = context;
-    }
 
     void run() throws Exception {
         BenchSettings settings = context.settings();
@@ -51,8 +46,7 @@ final class ScalingPhase {
         String label = workers + (workers == 1 ? " worker, " : " workers, ") + reconcilers
                 + (reconcilers == 1 ? " reconciler" : " reconcilers");
         String prefix = "scale-w" + workers + "-r" + reconcilers;
-        LoadPlan plan = new LoadPlan("http://127.0.0.1:" + context.services().ingestPort() + "/v1/jobs",
-                context.files().submitterTokens(), prefix, 0.0, "kafka")
+        LoadPlan plan = context.ingestLoad(prefix, 0.0, "kafka")
                 .awaitingKafka(context.kafka().bootstrapServers(), Services.HANG_MARKER)
                 .onProviders(BenchFiles.SLOW, List.of())
                 .closedForRequests("warmup", 32, settings.scalingWarmupRequests(), false)

@@ -24,37 +24,31 @@ import java.util.concurrent.atomic.AtomicLong;
  * hold sockets, not the threads that serve requests (a body is read without a thread too), so normal traffic's p99
  * stays close to its p99 without them.
  */
-final class SlowClientPhase {
+record SlowClientPhase(BenchContext context) {
     private static final byte[] HALF_A_HEAD = ("POST /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
             + "application/json\r\nIdempotency-Key: stalled-").getBytes(StandardCharsets.US_ASCII);
     private static final byte[] HEAD_OF_A_TRICKLED_BODY = ("POST /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
             + "application/json\r\nIdempotency-Key: trickled\r\nContent-Length: 200000\r\n\r\n{")
             .getBytes(StandardCharsets.US_ASCII);
 
-    private final BenchContext context;
-
-    SlowClientPhase(BenchContext context) {
-        this.context = context;
-    }
 
     void run() throws Exception {
         BenchSettings settings = context.settings();
         Results results = context.results();
         double rate = results.positive(Phases.HTTP_INGEST, "max requests/s",
                 "the HTTP ingest phase measured no maximum") / 2;
-        String url = "http://127.0.0.1:" + context.services().ingestPort() + "/v1/jobs";
         JsonNode alone;
         JsonNode stalled;
         Stallers stallers;
         try (var window = context.window(Phases.HTTP_SLOW_CLIENTS, List.of(context.services().ingest()))) {
-            alone = step(url, "stallbase", rate, settings.stallStepSeconds());
+            alone = step("stallbase", rate, settings.stallStepSeconds());
             stallers = new Stallers(context.services().ingestPort(), settings.stalledConnections());
             Thread thread = new Thread(stallers, "bench-stallers");
             thread.setDaemon(true);
             thread.start();
             try {
                 stallers.awaitOpen();
-                stalled = step(url, "stallunder", rate, settings.stallStepSeconds());
+                stalled = step("stallunder", rate, settings.stallStepSeconds());
             } finally {
                 stallers.stop();
                 thread.join(10_000);
@@ -76,9 +70,8 @@ final class SlowClientPhase {
                 "requests", "non-2xx answers and transport errors of the normal traffic");
     }
 
-    private JsonNode step(String url, String prefix, double rate, double seconds) throws IOException {
-        LoadPlan plan = new LoadPlan(url, context.files().submitterTokens(), prefix, context.settings().repeatShare(),
-                "none").openAtRate(prefix, rate, seconds);
+    private JsonNode step(String prefix, double rate, double seconds) throws IOException {
+        LoadPlan plan = context.ingestLoad(prefix, context.settings().repeatShare(), "none").openAtRate(prefix, rate, seconds);
         Map<String, JsonNode> steps = plan.run(context, "loadgen-" + prefix);
         context.expectedJobs().put(prefix, LoadPlan.acceptedJobs(steps));
         return steps.get(prefix);

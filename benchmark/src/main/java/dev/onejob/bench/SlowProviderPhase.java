@@ -29,7 +29,7 @@ import java.util.Map;
  * how many of those the provider had answered before their soft deadline (from the simulators' ledgers): an UNKNOWN
  * that onejob's own queueing made, not the provider.
  */
-final class SlowProviderPhase {
+record SlowProviderPhase(BenchContext context) {
     static final String LOGNORMAL = "{\"kind\":\"lognormal\",\"median_ms\":1000,\"p99_ms\":8000}";
     /** The share of this phase's calls the provider refuses with 429 and {@code Retry-After: 1}, as real ones do. */
     static final double REFUSED_SHARE = 0.05;
@@ -37,11 +37,6 @@ final class SlowProviderPhase {
     static final String LOGNORMAL_WITH_REFUSALS = "{\"kind\":\"mix\",\"share\":" + REFUSED_SHARE + ",\"then\":{"
             + "\"kind\":\"status\",\"status\":429,\"retry_after_s\":1},\"otherwise\":" + LOGNORMAL + "}";
 
-    private final BenchContext context;
-
-    SlowProviderPhase(BenchContext context) {
-        this.context = context;
-    }
 
     void run() throws Exception {
         BenchSettings settings = context.settings();
@@ -79,8 +74,7 @@ final class SlowProviderPhase {
     }
 
     private void openLoop(BenchSettings settings, Results results, String simulator) throws Exception {
-        LoadPlan plan = new LoadPlan("http://127.0.0.1:" + context.services().ingestPort() + "/v1/jobs",
-                context.files().submitterTokens(), "slow", 0.0, "kafka")
+        LoadPlan plan = context.ingestLoad("slow", 0.0, "kafka")
                 .awaitingKafka(context.kafka().bootstrapServers(), Services.HANG_MARKER)
                 .onProviders(BenchFiles.SLOW, List.of());
         for (double rate : settings.slowRates()) {
@@ -120,8 +114,7 @@ final class SlowProviderPhase {
     private void backlog(BenchSettings settings, Results results, String simulator) throws Exception {
         int jobs = settings.slowBacklog();
         context.services().stopWorker();
-        LoadPlan plan = new LoadPlan("http://127.0.0.1:" + context.services().ingestPort() + "/v1/jobs",
-                context.files().submitterTokens(), "slowbacklog", 0.0, "none")
+        LoadPlan plan = context.ingestLoad("slowbacklog", 0.0, "none")
                 .onProviders(BenchFiles.SLOW, List.of())
                 .closedForRequests("submit", 32, jobs, true);
         plan.run(context, "loadgen-slow-backlog");

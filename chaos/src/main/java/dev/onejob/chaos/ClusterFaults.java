@@ -12,15 +12,7 @@ import java.util.function.Consumer;
  * and simulators, and the run's own PostgreSQL cluster. Each method inflicts one fault and returns when it is over
  * (or, for a freeze, begun).
  */
-final class ClusterFaults implements FaultInjector.Target {
-    private final Cluster cluster;
-    private final LocalPostgresCluster postgres;
-
-    ClusterFaults(Cluster cluster, LocalPostgresCluster postgres) {
-        this.cluster = cluster;
-        this.postgres = postgres;
-    }
-
+record ClusterFaults(Cluster cluster, LocalPostgresCluster postgres) implements FaultInjector.Target {
     @Override
     public void killAndRestart(String service, Duration down) {
         restart(service, ChildProcess::kill, down);

@@ -25,15 +25,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * all of it twice in a row, five seconds apart. UNKNOWN attempts may stay: they await an operator. Gives up after
  * {@code timeout} and says what was still pending (the checker then reports it as stuck).
  */
-final class Drain {
-    private final ScratchDatabase database;
-    private final KafkaConfig kafka;
-
-    Drain(ScratchDatabase database, KafkaConfig kafka) {
-        this.database = database;
-        this.kafka = kafka;
-    }
-
+record Drain(ScratchDatabase database, KafkaConfig kafka) {
     /** Empty when drained, else what was still pending at the timeout. */
     String await(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();

@@ -22,10 +22,8 @@ class ChaosClusterIT {
     @Test
     void theClusterHoldsEveryInvariantUnderLeaderKillsRollingRestartsAndRebalances() throws Exception {
         Map<String, String> env = System.getenv();
-        long seed = Long.parseLong(env.getOrDefault("CHAOS_SEED", Long.toString(DEFAULT_SEED)));
-        Path root = Path.of(env.getOrDefault("ONEJOB_ROOT", "..")).toAbsolutePath().normalize();
-        Path work = root.resolve("chaos/target/chaos-cluster-it").resolve(Long.toString(seed));
-        ChaosSettings settings = ChaosSettings.quick(seed, root, work).onCluster();
+        ChaosSettings settings = ChaosItSettings.quick(env, DEFAULT_SEED, "chaos-cluster-it").onCluster();
+        Path work = settings.work();
 
         ChaosRun run = new ChaosRun(settings, System.out);
         CheckReport report = run.run(env);
@@ -38,6 +36,7 @@ class ChaosClusterIT {
         assertTrue(report.figures().stream().noneMatch(f -> f.name().equals("faults restart-broker")),
                 "the single broker's restart is not among the cluster's faults");
         assertTrue(report.figure("intents") >= settings.intents(), "every intent was submitted");
-        assertTrue(report.passed(), "anomalies (seed " + seed + ", logs under " + work + "):\n" + report.render());
+        assertTrue(report.passed(),
+                "anomalies (seed " + settings.seed() + ", logs under " + work + "):\n" + report.render());
     }
 }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.onejob.chaos.check.CheckReport;
 import dev.onejob.chaos.fault.FaultKind;
-import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -22,12 +21,10 @@ class ChaosQuickIT {
     @Test
     void theQuickModeHoldsEveryInvariantUnderEveryFault() throws Exception {
         Map<String, String> env = System.getenv();
-        long seed = Long.parseLong(env.getOrDefault("CHAOS_SEED", Long.toString(DEFAULT_SEED)));
-        Path root = Path.of(env.getOrDefault("ONEJOB_ROOT", "..")).toAbsolutePath().normalize();
-        Path work = root.resolve("chaos/target/chaos-it").resolve(Long.toString(seed));
-        PrintStream out = System.out;
+        ChaosSettings settings = ChaosItSettings.quick(env, DEFAULT_SEED, "chaos-it");
+        Path work = settings.work();
 
-        ChaosRun run = new ChaosRun(ChaosSettings.quick(seed, root, work), out);
+        ChaosRun run = new ChaosRun(settings, System.out);
         CheckReport report = run.run(env);
 
         assertEquals(List.of(), run.faultsNotInflicted(), "every fault was inflicted");
@@ -36,8 +33,8 @@ class ChaosQuickIT {
             assertEquals(1, report.figure("faults " + kind.label()),
                     kind.label() + " was not injected; see " + work.resolve("history.jsonl"));
         }
-        assertTrue(report.figure("intents") >= ChaosSettings.quick(seed, root, work).intents(),
-                "every intent was submitted");
-        assertTrue(report.passed(), "anomalies (seed " + seed + ", logs under " + work + "):\n" + report.render());
+        assertTrue(report.figure("intents") >= settings.intents(), "every intent was submitted");
+        assertTrue(report.passed(),
+                "anomalies (seed " + settings.seed() + ", logs under " + work + "):\n" + report.render());
     }
 }

@@ -14,17 +14,7 @@ import java.util.Random;
  * ids), hostile text in the free-text variables, then fields replaced by hostile strings and wrong types, removed,
  * nested 10 000 deep, unknown keys added, or the whole body replaced; padded to the limit, past it, to 100 KiB.
  */
-final class FuzzBodies {
-    private final ApiDocument document;
-    private final HostileValues hostile;
-    private final Random random;
-
-    FuzzBodies(ApiDocument document, HostileValues hostile, Random random) {
-        this.document = document;
-        this.hostile = hostile;
-        this.random = random;
-    }
-
+record FuzzBodies(ApiDocument document, HostileValues hostile, Random random) {
     byte[] body(ApiDocument.Operation operation, List<String> notes) {
         if (operation.requestBody() == null) {
             int r = random.nextInt(100);

@@ -28,14 +28,8 @@ import picocli.CommandLine.Command;
             "A second start reuses the data. While it runs, the other commands find it through"
                     + " $ONEJOB_DATA_DIR/stack.properties (default .onejob); a variable that is set wins.",
             "Exit status: 0 stopped by Ctrl-C, 1 the stack did not start, 2 configuration error."})
-public final class DevCommand implements Callable<Integer> {
+public record DevCommand(CliContext context) implements Callable<Integer> {
     static final int DEFAULT_KAFKA_PORT = 9092;
-
-    private final CliContext context;
-
-    DevCommand(CliContext context) {
-        this.context = context;
-    }
 
     @Override
     public Integer call() {

@@ -29,19 +29,10 @@ import org.slf4j.LoggerFactory;
  * <p>Owns nothing: every call is turned into a call on the {@link ProviderSimulator} or its rules. Control-plane
  * calls are not recorded in the ledger.
  */
-final class ControlPlaneHandler implements HttpHandler {
-
+record ControlPlaneHandler(ProviderSimulator simulator, BehaviourRules rules) implements HttpHandler {
     static final String PREFIX = "/_sim/";
     private static final String KEYED_BEHAVIOUR = PREFIX + "behaviour/";
     private static final Logger LOG = LoggerFactory.getLogger(ControlPlaneHandler.class);
-
-    private final ProviderSimulator simulator;
-    private final BehaviourRules rules;
-
-    ControlPlaneHandler(ProviderSimulator simulator, BehaviourRules rules) {
-        this.simulator = simulator;
-        this.rules = rules;
-    }
 
     @Override
     public void handle(HttpExchange exchange) {

@@ -23,16 +23,7 @@ import java.util.function.Function;
  * {@code x-ratelimit-reset-requests} as OpenAI writes durations ({@link #duration}). Owns nothing but the expected
  * API key.
  */
-final class OpenAiChatWire implements Wire {
-
-    private final String expectedApiKey;
-    private final Clock clock;
-
-    OpenAiChatWire(String expectedApiKey, Clock clock) {
-        this.expectedApiKey = expectedApiKey;
-        this.clock = clock;
-    }
-
+record OpenAiChatWire(String expectedApiKey, Clock clock) implements Wire {
     @Override
     public Protocol protocol() {
         return Protocol.OPENAI_CHAT;

@@ -9,7 +9,6 @@ import static dev.onejob.core.ledger.AttemptStatus.SUCCEEDED;
 import static dev.onejob.core.ledger.AttemptStatus.UNKNOWN;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -28,13 +27,7 @@ class AttemptStatusTest {
             List.of(CANCELLED, DISCARDED), List.of(FAILED, DISCARDED));
 
     static Stream<Arguments> everyPair() {
-        List<Arguments> pairs = new ArrayList<>();
-        for (AttemptStatus from : AttemptStatus.values()) {
-            for (AttemptStatus to : AttemptStatus.values()) {
-                pairs.add(Arguments.of(from, to, ALLOWED.contains(List.of(from, to))));
-            }
-        }
-        return pairs.stream();
+        return TransitionPairs.of(AttemptStatus.values(), ALLOWED);
     }
 
     @ParameterizedTest(name = "{0} -> {1} allowed: {2}")

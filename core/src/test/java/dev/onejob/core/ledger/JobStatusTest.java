@@ -9,7 +9,6 @@ import static dev.onejob.core.ledger.JobStatus.SUCCEEDED;
 import static dev.onejob.core.ledger.JobStatus.UNKNOWN;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -27,13 +26,7 @@ class JobStatusTest {
             List.of(NEEDS_ACTION, QUEUED), List.of(NEEDS_ACTION, CANCELLED));
 
     static Stream<Arguments> everyPair() {
-        List<Arguments> pairs = new ArrayList<>();
-        for (JobStatus from : JobStatus.values()) {
-            for (JobStatus to : JobStatus.values()) {
-                pairs.add(Arguments.of(from, to, ALLOWED.contains(List.of(from, to))));
-            }
-        }
-        return pairs.stream();
+        return TransitionPairs.of(JobStatus.values(), ALLOWED);
     }
 
     @ParameterizedTest(name = "{0} -> {1} allowed: {2}")

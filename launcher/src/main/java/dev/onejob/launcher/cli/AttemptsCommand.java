@@ -16,15 +16,10 @@ import picocli.CommandLine.Parameters;
  * and the job as it then stands, and an exit status from the API's answer.
  */
 @Command(name = "attempts", mixinStandardHelpOptions = true, description = "Settle attempts out of band.")
-public final class AttemptsCommand {
+public record AttemptsCommand(CliContext context) {
     /** What an operator may decide about an attempt. */
     enum Outcome { FAILED, CANCELLED }
 
-    private final CliContext context;
-
-    AttemptsCommand(CliContext context) {
-        this.context = context;
-    }
 
     @Command(name = "resolve", mixinStandardHelpOptions = true,
             description = {"Resolves an UNKNOWN or stuck STARTING attempt: FAILED lets automatic failover continue"

@@ -28,13 +28,8 @@ import picocli.CommandLine.Option;
  * of both sides ({@link BillingReconciliation}). Exits 0 when the two agree, 1 when they do not.
  */
 @Command(name = "billing", mixinStandardHelpOptions = true, description = "Check what providers billed.")
-public final class BillingCommand {
+public record BillingCommand(CliContext context) {
     private static final int SHOWN = 20;
-    private final CliContext context;
-
-    BillingCommand(CliContext context) {
-        this.context = context;
-    }
 
     @Command(name = "reconcile", mixinStandardHelpOptions = true,
             description = {"Compares a provider's usage export (one JSON object per billed request: request_id,"

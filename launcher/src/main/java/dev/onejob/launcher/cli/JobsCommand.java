@@ -17,13 +17,7 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "jobs", mixinStandardHelpOptions = true, subcommands = JobsListCommand.class,
         description = "Look at jobs, wait for them and cancel them.")
-public final class JobsCommand {
-    private final CliContext context;
-
-    JobsCommand(CliContext context) {
-        this.context = context;
-    }
-
+public record JobsCommand(CliContext context) {
     /** The job a subcommand acts on and the HTTP API it asks: a picocli mixin. */
     static final class JobTarget {
         @Parameters(paramLabel = "JOB_ID", description = "The job's id.")

@@ -20,7 +20,7 @@ import picocli.CommandLine.Option;
  * is running (an ingest service with {@code OUTBOX_RELAY=true}) or Kafka refuses its transactions.
  */
 @Command(name = "outbox", mixinStandardHelpOptions = true, description = "Look at the outbox.")
-public final class OutboxCommand {
+public record OutboxCommand(CliContext context) {
     private static final String UNSENT_PER_TOPIC = """
             SELECT topic, count(*) AS unsent, min(created_at) AS oldest
               FROM outbox
@@ -28,11 +28,6 @@ public final class OutboxCommand {
              GROUP BY topic
              ORDER BY topic""";
 
-    private final CliContext context;
-
-    OutboxCommand(CliContext context) {
-        this.context = context;
-    }
 
     @Command(name = "status", mixinStandardHelpOptions = true,
             description = {"Shows the events written to the outbox but not yet published to Kafka: how many, how old"

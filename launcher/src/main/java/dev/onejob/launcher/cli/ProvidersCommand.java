@@ -24,13 +24,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "providers", mixinStandardHelpOptions = true, subcommands = CertifyCommand.class,
         description = "The configured providers and their certifications.")
-public final class ProvidersCommand {
-    private final CliContext context;
-
-    ProvidersCommand(CliContext context) {
-        this.context = context;
-    }
-
+public record ProvidersCommand(CliContext context) {
     @Command(name = "list", mixinStandardHelpOptions = true,
             description = {"Lists the providers of the providers file (id, protocol, model, base_url, timeouts) and,"
                     + " per contract of the contracts directory, whether the provider is certified for it.",

@@ -16,15 +16,10 @@ import picocli.CommandLine.Option;
  * {@code --json}, the records as JSON Lines, until Ctrl-C, {@code --max-records} or {@code --timeout}.
  */
 @Command(name = "races", mixinStandardHelpOptions = true, description = "Follow the lost races.")
-public final class RacesCommand {
+public record RacesCommand(CliContext context) {
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(15);
     private static final Duration POLL = Duration.ofMillis(250);
 
-    private final CliContext context;
-
-    RacesCommand(CliContext context) {
-        this.context = context;
-    }
 
     @Command(name = "tail", mixinStandardHelpOptions = true,
             description = {"Prints one line per lost race as it is recorded: when, the job, the losing attempt"

@@ -167,6 +167,7 @@ export class Poller {
   start() {
     if (this.running) return this;
     this.running = true;
+    if (this.abort.signal.aborted) this.abort = new AbortController(); // started again after a stop
     pollers.add(this);
     // The first call once the caller's statement is done, so that `poller = new Poller(fn).start()` has assigned
     // the poller whose signal fn's requests pass.

@@ -78,6 +78,11 @@ class DropInIT {
         String attemptId = header(first, "onejob-attempt-id");
         assertEquals(jobId, header(second, "onejob-job-id"));
         assertEquals("true", header(second, "idempotent-replayed"));
+        // and each answer has a request id of its own, as the SDK reads it
+        String requestId = first.requestId().orElseThrow();
+        assertTrue(requestId.matches("req_[0-9a-f]{32}"), requestId);
+        assertEquals(requestId, header(first, "request-id"));
+        assertNotEquals(requestId, second.requestId().orElseThrow());
         assertEquals(1, dropIn.pipeline().simulator("primary").requestsWithIdempotencyKey(attemptId));
         // and the usage is the winning attempt's, as the ledger billed it
         JsonNode job = dropIn.pipeline().job(jobId);
@@ -95,6 +100,7 @@ class DropInIT {
 
         // then 400, naming the header and the SDK options, and nothing was written or called
         assertEquals(400, refused.statusCode());
+        assertTrue(refused.headers().values("x-request-id").get(0).startsWith("req_"), "an error has a request id");
         assertTrue(refused.getMessage().contains("Idempotency-Key"), refused.getMessage());
         assertTrue(refused.getMessage().contains("extra_headers"), refused.getMessage());
     }
@@ -193,15 +199,18 @@ class DropInIT {
         MessageCreateParams params = MessageCreateParams.builder().model("careful").maxTokens(200)
                 .system("Answer briefly.").addUserMessage("I loved it")
                 .putAdditionalHeader("Idempotency-Key", key()).build();
-        Message first = dropIn.anthropic().messages().create(params);
+        com.anthropic.core.http.HttpResponseFor<Message> answered = dropIn.anthropic().messages().withRawResponse()
+                .create(params);
+        Message first = answered.parse();
         Message second = dropIn.anthropic().messages().create(params);
 
-        // then one job, one call, the same answer
+        // then one job, one call, the same answer, under a request id the Anthropic SDK reads
         String text = first.content().get(0).text().orElseThrow().text();
         assertTrue(!text.isEmpty());
         assertEquals(first.id(), second.id());
         assertEquals(text, second.content().get(0).text().orElseThrow().text());
         assertTrue(first.usage().outputTokens() > 0, first.usage().toString());
+        assertTrue(answered.requestId().orElseThrow().startsWith("req_"), answered.requestId().toString());
     }
 
     @Test

@@ -11,11 +11,12 @@ import dev.onejob.core.ledger.Job;
 import dev.onejob.core.ledger.JobStatus;
 import dev.onejob.core.ledger.LedgerQueries.JobHistory;
 import java.util.List;
+import java.util.UUID;
 
 /**
  * The problems of the drop-in endpoints ({@link DropInApi}) as the OpenAI and Anthropic SDKs read them: where a job
  * with no answer stands, a call that cannot be passed through, a missing key, and every error of the drop-in routes
- * shaped with an {@code error} object and {@code x-should-retry}.
+ * shaped with an {@code error} object and {@code x-should-retry}, and the request id every drop-in answer carries.
  */
 final class DropInProblems {
     private DropInProblems() {
@@ -95,6 +96,7 @@ final class DropInProblems {
      * except after 429 and 503, when nothing was written.
      */
     static Problem shaped(HttpCall exchange, Problem problem) {
+        requestId(exchange);
         if (problem.status() != 429 && problem.status() != 503) {
             exchange.setHeader("x-should-retry", "false");
         }
@@ -102,6 +104,17 @@ final class DropInProblems {
             exchange.setHeader("Retry-After", "5");
         }
         return problem.with("error", error(problem));
+    }
+
+    /**
+     * Names this answer for the caller's logs and support requests, as the providers do: {@code x-request-id}
+     * (OpenAI's SDKs read it) and {@code request-id} (Anthropic's), one new id for both. An answer gets it once;
+     * an error after the call's code had set one replaces it, so an answer never carries two.
+     */
+    static void requestId(HttpCall exchange) {
+        String id = "req_" + UUID.randomUUID().toString().replace("-", "");
+        exchange.setHeader("x-request-id", id);
+        exchange.setHeader("request-id", id);
     }
 
     /** The {@code error} object of a problem: what both SDKs show as the message, and the job's members. */

@@ -141,15 +141,25 @@ public final class IngestApi implements AutoCloseable {
                 Route.api("GET", "/v1/usage", CALLER, (x, c) -> usage.usage(x, c.caller())),
                 Route.api("GET", "/v1/whoami", CALLER, (x, c) -> find.whoami(x, c.caller())),
                 Route.api("GET", "/v1/certifications", CALLER, (x, c) -> certifications.list(x)),
-                Route.api("POST", "/v1/certifications", OPERATE, (x, c) -> certifications.certify(x, c.caller(), c.later())),
-                Route.api("POST", DropInApi.CHAT_COMPLETIONS, SUBMIT, (x, c) -> dropIn.call(x, c.caller(),
-                        DropInApi.OPENAI, threads, c.later())).shapingErrors(DropInProblems::shaped),
-                Route.api("POST", DropInApi.MESSAGES, SUBMIT, (x, c) -> dropIn.call(x, c.caller(),
-                        DropInApi.ANTHROPIC, threads, c.later())).shapingErrors(DropInProblems::shaped),
-                Route.api("GET", "/v1/models", SUBMIT, (x, c) -> models.list(x))
-                        .shapingErrors(DropInProblems::shaped),
-                Route.api("GET", "/v1/models/{model}", SUBMIT, (x, c) -> models.retrieve(x, c.parameter()))
-                        .shapingErrors(DropInProblems::shaped));
+                Route.api("POST", "/v1/certifications", OPERATE, (x, c) -> certifications.certify(x, c.caller(),
+                        c.later())),
+                providerRoute("POST", DropInApi.CHAT_COMPLETIONS, (x, c) -> dropIn.call(x, c.caller(),
+                        DropInApi.OPENAI, threads, c.later())),
+                providerRoute("POST", DropInApi.MESSAGES, (x, c) -> dropIn.call(x, c.caller(),
+                        DropInApi.ANTHROPIC, threads, c.later())),
+                providerRoute("GET", "/v1/models", (x, c) -> models.list(x)),
+                providerRoute("GET", "/v1/models/{model}", (x, c) -> models.retrieve(x, c.parameter())));
+    }
+
+    /**
+     * A route of the provider-compatible API (role submit): every answer carries a request id, and its errors are
+     * shaped as the SDKs read them ({@link DropInProblems#shaped}).
+     */
+    private static Route providerRoute(String method, String template, Route.Handler handler) {
+        return Route.api(method, template, SUBMIT, (x, c) -> {
+            DropInProblems.requestId(x);
+            handler.handle(x, c);
+        }).shapingErrors(DropInProblems::shaped);
     }
 
     /**

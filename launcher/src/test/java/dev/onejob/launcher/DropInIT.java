@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.anthropic.models.messages.Message;
 import com.anthropic.models.messages.MessageCreateParams;
 import com.anthropic.models.models.ModelInfo;
+import com.anthropic.models.models.ModelListPage;
 import com.anthropic.models.models.ModelListParams;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -247,9 +248,12 @@ class DropInIT {
         assertEquals(JsonValue.from("primary"), openAi.get(0)._additionalProperties().get("target"));
         assertEquals(JsonValue.from(List.of("backup")), openAi.get(0)._additionalProperties().get("fallbacks"));
         assertEquals("careful", dropIn.openAi().models().retrieve("careful").id());
+        var encoded = dropIn.pipeline().send("GET", "/v1/models/primary%2Donly", "alice", Map.of(), null);
+        assertEquals(200, encoded.statusCode(), "a name percent-encoded in the path is decoded: " + encoded.body());
+        assertEquals("primary-only", Json.parse(encoded.body()).path("id").asText());
 
         // and the Anthropic SDK gets Anthropic's page of ModelInfo, one page at a time
-        com.anthropic.models.models.ModelListPage page = dropIn.anthropic().models()
+        ModelListPage page = dropIn.anthropic().models()
                 .list(ModelListParams.builder().limit(2L).build());
         assertEquals(List.of("fast", "careful"), page.data().stream().map(ModelInfo::id).toList());
         assertTrue(page.hasNextPage(), "a third alias is left");

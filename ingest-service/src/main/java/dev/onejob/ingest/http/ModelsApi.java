@@ -6,6 +6,8 @@ import dev.onejob.core.config.Providers;
 import dev.onejob.core.http.HttpCall;
 import dev.onejob.core.json.Json;
 import java.io.IOException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -69,12 +71,23 @@ final class ModelsApi {
         Exchanges.sendJson(exchange, 200, answer);
     }
 
-    void retrieve(HttpCall exchange, String id) throws IOException {
+    /** {@code id} as the path carries it: percent-encoded where the alias needs it (an alias's '/' cannot be). */
+    void retrieve(HttpCall exchange, String encoded) throws IOException {
+        String id = decoded(encoded);
         if (providers.alias(id).isEmpty()) {
             throw new Problem(404, "model-not-found", "Unknown model alias", "model '" + id + "' is not an alias of "
                     + "providers.yaml; the aliases are " + providers.aliases().keySet());
         }
         Exchanges.sendJson(exchange, 200, anthropic(exchange) ? anthropic(id) : openAi(id));
+    }
+
+    /** A path segment's percent-decoding ('+' is itself there); a malformed one names no alias. */
+    private static String decoded(String segment) {
+        try {
+            return URLDecoder.decode(segment.replace("+", "%2B"), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            return segment;
+        }
     }
 
     private static boolean anthropic(HttpCall exchange) {

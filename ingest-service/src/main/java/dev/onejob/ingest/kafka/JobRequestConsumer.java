@@ -69,7 +69,7 @@ public final class JobRequestConsumer implements Loops.Loop {
     /** Whether the intake waits for the backlog now; only the poll thread touches it. */
     private boolean braking;
     /** Partitions paused until an owner's bucket has refilled; only the poll thread touches it. */
-    private final PartitionHolds holds = new PartitionHolds();
+    private final PartitionHolds holds;
     /** Waits between rereads of a poll while PostgreSQL or the broker is away; only the poll thread touches it. */
     private final Backoff backoff = Backoff.standard();
 
@@ -96,6 +96,7 @@ public final class JobRequestConsumer implements Loops.Loop {
                        JobRequests requests, IngestMetrics metrics, KafkaPrincipals principals, Brake brake) {
         this.brake = brake;
         this.consumer = consumer;
+        this.holds = new PartitionHolds(consumer);
         this.producer = producer;
         this.publisher = new OutcomePublisher(producer, metrics);
         this.ledger = ledger;
@@ -131,7 +132,7 @@ public final class JobRequestConsumer implements Loops.Loop {
             });
             while (running.get()) {
                 applyBrake();
-                releaseHolds();
+                holds.release(braking);
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(200));
                 if (records.isEmpty()) {
                     continue;
@@ -183,15 +184,6 @@ public final class JobRequestConsumer implements Loops.Loop {
             consumer.resume(holds.notHeld(consumer.paused()));
             metrics.kafkaIntakePaused(false);
             log.info("event=kafka_intake_resumed");
-        }
-    }
-
-    /** Resumes the held partitions whose owner's bucket has refilled, unless the brake holds every partition. */
-    private void releaseHolds() {
-        List<TopicPartition> due = holds.due(System.nanoTime());
-        if (!due.isEmpty() && !braking) {
-            due.retainAll(consumer.assignment());
-            consumer.resume(due);
         }
     }
 
@@ -253,21 +245,9 @@ public final class JobRequestConsumer implements Loops.Loop {
         }
         publisher.publish(all, answers);
         commit(all);
-        hold(heldFrom, holdNanos);
-    }
-
-    /** Reads each held partition again from its first over-share record, once {@code nanos} have passed. */
-    private void hold(Map<TopicPartition, Long> heldFrom, long nanos) {
-        if (heldFrom.isEmpty()) {
-            return;
+        if (!heldFrom.isEmpty()) {
+            metrics.kafkaRecordsPaced(holds.hold(heldFrom, holdNanos));
         }
-        long until = System.nanoTime() + nanos;
-        heldFrom.forEach((partition, offset) -> {
-            consumer.seek(partition, offset);
-            holds.hold(partition, until);
-        });
-        consumer.pause(heldFrom.keySet());
-        metrics.kafkaRecordsPaced(heldFrom.size());
     }
 
     /** Commits the poll's offsets, after its answers are published; a refused or timed-out commit is redelivered. */

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -15,19 +16,38 @@ import org.apache.kafka.common.TopicPartition;
  * held partition is paused until its time; the poll thread alone touches this.
  */
 final class PartitionHolds {
+    private final Consumer<?, ?> consumer;
     private final Map<TopicPartition, Long> until = new HashMap<>();
 
-    /** Holds {@code partition} until {@code untilNanos} ({@link System#nanoTime()}), or longer if held already. */
-    void hold(TopicPartition partition, long untilNanos) {
-        until.merge(partition, untilNanos, Math::max);
+    PartitionHolds(Consumer<?, ?> consumer) {
+        this.consumer = consumer;
     }
 
-    boolean isHeld(TopicPartition partition) {
-        return until.containsKey(partition);
+    /**
+     * Reads each partition of {@code heldFrom} again from its offset there (its first over-share record) once
+     * {@code nanos} have passed: seeks it back and pauses it until then. Returns how many partitions it held.
+     */
+    int hold(Map<TopicPartition, Long> heldFrom, long nanos) {
+        long untilNanos = System.nanoTime() + nanos;
+        heldFrom.forEach((partition, offset) -> {
+            consumer.seek(partition, offset);
+            until.merge(partition, untilNanos, Math::max);
+        });
+        consumer.pause(heldFrom.keySet());
+        return heldFrom.size();
+    }
+
+    /** Resumes the held partitions whose time has come, unless {@code braking} holds every partition paused. */
+    void release(boolean braking) {
+        List<TopicPartition> due = due(System.nanoTime());
+        if (!due.isEmpty() && !braking) {
+            due.retainAll(consumer.assignment());
+            consumer.resume(due);
+        }
     }
 
     /** The held partitions whose time has come, no longer held once returned. */
-    List<TopicPartition> due(long nowNanos) {
+    private List<TopicPartition> due(long nowNanos) {
         List<TopicPartition> due = new ArrayList<>();
         until.entrySet().removeIf(entry -> {
             if (entry.getValue() - nowNanos <= 0) {

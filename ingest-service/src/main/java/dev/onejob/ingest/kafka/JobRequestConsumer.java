@@ -210,11 +210,7 @@ public final class JobRequestConsumer implements Loops.Loop {
             } else if (parsed instanceof JobRequestRecords.Envelope envelope) {
                 OptionalLong wait = requests.rateLimit().take(envelope.ownerId());
                 if (wait.isPresent()) {
-                    // Over the owner's share: this record and the rest of its partition wait in Kafka.
-                    heldFrom.put(partition, record.offset());
-                    holdNanos = Math.max(holdNanos, Duration.ofSeconds(wait.getAsLong()).toNanos());
-                    log.info("event=kafka_owner_paced owner=\"{}\" partition={} offset={} wait_s={}",
-                            envelope.ownerId(), partition, record.offset(), wait.getAsLong());
+                    holdNanos = Math.max(holdNanos, holdFrom(heldFrom, record, envelope.ownerId(), wait.getAsLong()));
                     continue;
                 }
                 JobRequests.Validated validated = requests.validate(envelope.ownerId(), envelope.idempotencyKey(),
@@ -248,6 +244,16 @@ public final class JobRequestConsumer implements Loops.Loop {
         if (!heldFrom.isEmpty()) {
             metrics.kafkaRecordsPaced(holds.hold(heldFrom, holdNanos));
         }
+    }
+
+    /** Over the owner's share: {@code record} and the rest of its partition wait in Kafka; the nanos to wait. */
+    private static long holdFrom(Map<TopicPartition, Long> heldFrom, ConsumerRecord<byte[], byte[]> record,
+                                 String owner, long seconds) {
+        TopicPartition partition = new TopicPartition(record.topic(), record.partition());
+        heldFrom.put(partition, record.offset());
+        log.info("event=kafka_owner_paced owner=\"{}\" partition={} offset={} wait_s={}", owner, partition,
+                record.offset(), seconds);
+        return Duration.ofSeconds(seconds).toNanos();
     }
 
     /** Commits the poll's offsets, after its answers are published; a refused or timed-out commit is redelivered. */

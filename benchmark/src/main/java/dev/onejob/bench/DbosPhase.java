@@ -24,7 +24,6 @@ record DbosPhase(BenchContext context) {
     private static final List<String> METRICS = List.of("jobs/s (saturated)", "p50 ms (saturated)",
             "p99 ms (saturated)", "jobs/s at 50% load", "p50 ms at 50% load", "p99 ms at 50% load");
 
-
     void run() throws Exception {
         BenchSettings settings = context.settings();
         ChildProcess peer = startPeer();

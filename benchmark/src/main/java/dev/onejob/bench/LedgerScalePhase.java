@@ -36,7 +36,6 @@ record LedgerScalePhase(BenchContext context) {
     private static final int SYNTHETIC_OWNERS = 1_000;
     private static final double WARMUP_SECONDS = 3;
 
-
     void run() throws Exception {
         BenchSettings settings = context.settings();
         Results results = context.results();

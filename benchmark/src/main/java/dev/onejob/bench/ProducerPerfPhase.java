@@ -20,7 +20,6 @@ record ProducerPerfPhase(BenchContext context) {
             + "MB/sec\\), ([\\d.]+) ms avg latency, ([\\d.]+) ms max latency, (\\d+) ms 50th, (\\d+) ms 95th, (\\d+) ms "
             + "99th");
 
-
     void run() {
         List<String> command = new ArrayList<>(List.of(ProcessRunner.javaTool("java"), "-cp",
                 context.runner().classpath(), "org.apache.kafka.tools.ProducerPerformance",

@@ -22,7 +22,6 @@ record ScalingPhase(BenchContext context) {
     static final List<int[]> CONFIGURATIONS = List.of(new int[] {1, 1}, new int[] {2, 1}, new int[] {4, 1},
             new int[] {4, 2}, new int[] {2, 2}, new int[] {1, 2});
 
-
     void run() throws Exception {
         BenchSettings settings = context.settings();
         Results results = context.results();

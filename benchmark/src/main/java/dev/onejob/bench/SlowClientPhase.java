@@ -31,7 +31,6 @@ record SlowClientPhase(BenchContext context) {
             + "application/json\r\nIdempotency-Key: trickled\r\nContent-Length: 200000\r\n\r\n{")
             .getBytes(StandardCharsets.US_ASCII);
 
-
     void run() throws Exception {
         BenchSettings settings = context.settings();
         Results results = context.results();

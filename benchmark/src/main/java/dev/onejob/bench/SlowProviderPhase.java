@@ -37,7 +37,6 @@ record SlowProviderPhase(BenchContext context) {
     static final String LOGNORMAL_WITH_REFUSALS = "{\"kind\":\"mix\",\"share\":" + REFUSED_SHARE + ",\"then\":{"
             + "\"kind\":\"status\",\"status\":429,\"retry_after_s\":1},\"otherwise\":" + LOGNORMAL + "}";
 
-
     void run() throws Exception {
         BenchSettings settings = context.settings();
         Results results = context.results();
@@ -184,7 +183,6 @@ record SlowProviderPhase(BenchContext context) {
         }
         return LedgerEntry.peakOverlap(held);
     }
-
 
     private void awaitCount(String sql, long expected, Duration limit, String failure) throws InterruptedException {
         long deadline = System.nanoTime() + limit.toNanos();

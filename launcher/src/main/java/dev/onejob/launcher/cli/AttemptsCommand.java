@@ -20,7 +20,6 @@ public record AttemptsCommand(CliContext context) {
     /** What an operator may decide about an attempt. */
     enum Outcome { FAILED, CANCELLED }
 
-
     @Command(name = "resolve", mixinStandardHelpOptions = true,
             description = {"Resolves an UNKNOWN or stuck STARTING attempt: FAILED lets automatic failover continue"
                     + " (the next allowed provider gets an attempt, or the job FAILED); CANCELLED leaves the next"

@@ -28,7 +28,6 @@ public record OutboxCommand(CliContext context) {
              GROUP BY topic
              ORDER BY topic""";
 
-
     @Command(name = "status", mixinStandardHelpOptions = true,
             description = {"Shows the events written to the outbox but not yet published to Kafka: how many, how old"
                     + " the oldest is, per topic; and the events the broker refused (parked), with its reason.",

@@ -20,7 +20,6 @@ public record RacesCommand(CliContext context) {
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(15);
     private static final Duration POLL = Duration.ofMillis(250);
 
-
     @Command(name = "tail", mixinStandardHelpOptions = true,
             description = {"Prints one line per lost race as it is recorded: when, the job, the losing attempt"
                     + " (#number provider), the winning one (or none), the reason and the start of the discarded"

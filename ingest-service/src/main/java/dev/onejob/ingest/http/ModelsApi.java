@@ -106,7 +106,7 @@ final class ModelsApi {
     private ObjectNode openAi(String id) {
         ObjectNode model = Json.object().put("id", id).put("object", "model").put("created", loaded.getEpochSecond())
                 .put("owned_by", "onejob");
-        return withRoute(model, id);
+        return withRoute(model, providers.alias(id).orElseThrow());
     }
 
     private ObjectNode anthropic(String id) {
@@ -114,11 +114,10 @@ final class ModelsApi {
         ObjectNode model = Json.object().put("type", "model").put("id", id)
                 .put("display_name", id + " (" + String.join(", then ", routeOf(route)) + ")")
                 .put("created_at", loaded.toString()).put("lifecycle", "active");
-        return withRoute(model, id);
+        return withRoute(model, route);
     }
 
-    private ObjectNode withRoute(ObjectNode model, String id) {
-        Providers.Route route = providers.alias(id).orElseThrow();
+    private static ObjectNode withRoute(ObjectNode model, Providers.Route route) {
         model.put("target", route.target());
         route.fallbacks().forEach(model.putArray("fallbacks")::add);
         return model;

@@ -76,7 +76,7 @@ final class AnswerGuard {
                     null, requestId, kept(written), ok.latency(), ok.usage());
         }
         return requestId == null || requestId.equals(ok.providerRequestId()) ? ok
-                : new CallOutcome.Succeeded(ok.result(), requestId, ok.latency(), ok.usage());
+                : new CallOutcome.Succeeded(ok.result(), requestId, ok.latency(), ok.usage(), ok.finishReason());
     }
 
     private static CallOutcome.Failed invalid(String message, String requestId, String answer,

@@ -152,7 +152,7 @@ final class Completions implements AutoCloseable {
         if (outcome instanceof CallOutcome.Succeeded ok) {
             return new AttemptCompletion(command.attemptId(), command.jobId(), AttemptCompletion.Outcome.SUCCEEDED,
                     ok.result(), null, null, provider.id(), provider.model(), ok.providerRequestId(), latency, now,
-                    usage, cost, startToken);
+                    usage, cost, startToken, ok.finishReason());
         }
         if (outcome instanceof CallOutcome.Failed failed) {
             return new AttemptCompletion(command.attemptId(), command.jobId(), AttemptCompletion.Outcome.FAILED, null,

@@ -195,6 +195,30 @@ class DropInIT {
     }
 
     @Test
+    void aTruncatedAnswerSaysSoInEachFormatAndOnItsAttempt() {
+        // given calls whose output limit is shorter than the answer
+        ChatCompletionCreateParams openAi = ChatCompletionCreateParams.builder().model("primary-only")
+                .addUserMessage("Tell me a long story about a parcel").maxCompletionTokens(3)
+                .putAdditionalHeader("Idempotency-Key", key()).build();
+        MessageCreateParams anthropic = MessageCreateParams.builder().model("careful").maxTokens(3)
+                .addUserMessage("Tell me a long story about a parcel")
+                .putAdditionalHeader("Idempotency-Key", key()).build();
+
+        // when
+        HttpResponseFor<ChatCompletion> cut = dropIn.openAi().chat().completions().withRawResponse().create(openAi);
+        Message cutMessage = dropIn.anthropic().messages().create(anthropic);
+
+        // then each SDK reads the provider's own reason, and the attempt keeps it
+        assertEquals(ChatCompletion.Choice.FinishReason.LENGTH, cut.parse().choices().get(0).finishReason());
+        assertEquals(com.anthropic.models.messages.StopReason.MAX_TOKENS, cutMessage.stopReason().orElseThrow());
+        JsonNode job = dropIn.pipeline().job(header(cut, "onejob-job-id"));
+        assertEquals("length", job.path("attempts").get(0).path("finish_reason").asText(), job.toString());
+        // and an answer that ends by itself says so
+        assertEquals(ChatCompletion.Choice.FinishReason.STOP, dropIn.openAi().chat().completions()
+                .create(chat("primary-only", key(), "I loved it")).choices().get(0).finishReason());
+    }
+
+    @Test
     void anAnthropicCallIsAJobToo() {
         // when
         MessageCreateParams params = MessageCreateParams.builder().model("careful").maxTokens(200)

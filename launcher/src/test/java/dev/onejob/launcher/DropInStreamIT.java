@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.anthropic.models.messages.MessageCreateParams;
 import com.anthropic.models.messages.RawMessageStreamEvent;
+import com.anthropic.models.messages.StopReason;
 import com.openai.core.http.StreamResponse;
 import com.openai.models.chat.completions.ChatCompletionChunk;
+import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import dev.onejob.core.json.Json;
 import dev.onejob.simulator.Behaviour;
 import java.util.List;
@@ -54,6 +56,34 @@ class DropInStreamIT {
             assertEquals(stored, replay.stream().flatMap(chunk -> chunk.choices().stream())
                     .flatMap(choice -> choice.delta().content().stream()).collect(Collectors.joining()));
         }
+    }
+
+    @Test
+    void aTruncatedStreamEndsWithTheProvidersReason() {
+        // given calls whose output limit is shorter than the answer
+        ChatCompletionCreateParams openAi = ChatCompletionCreateParams.builder().model("primary-only")
+                .addUserMessage("Tell me a long story about a parcel").maxCompletionTokens(3)
+                .putAdditionalHeader("Idempotency-Key", DropInIT.key()).build();
+        MessageCreateParams anthropic = MessageCreateParams.builder().model("careful").maxTokens(3)
+                .addUserMessage("Tell me a long story about a parcel")
+                .putAdditionalHeader("Idempotency-Key", DropInIT.key()).build();
+
+        // when both are streamed
+        List<ChatCompletionChunk.Choice.FinishReason> reasons;
+        try (StreamResponse<ChatCompletionChunk> stream = dropIn.openAi().chat().completions()
+                .createStreaming(openAi)) {
+            reasons = stream.stream().flatMap(chunk -> chunk.choices().stream())
+                    .flatMap(choice -> choice.finishReason().stream()).toList();
+        }
+        List<StopReason> stops;
+        try (var stream = dropIn.anthropic().messages().createStreaming(anthropic)) {
+            stops = stream.stream().flatMap(event -> event.messageDelta().stream())
+                    .flatMap(delta -> delta.delta().stopReason().stream()).toList();
+        }
+
+        // then each ends with its provider's reason for a cut answer
+        assertEquals(List.of(ChatCompletionChunk.Choice.FinishReason.LENGTH), reasons);
+        assertEquals(List.of(StopReason.MAX_TOKENS), stops);
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.onejob.simulator;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.function.Function;
@@ -63,7 +64,32 @@ final class AnswerShaper {
             return complete(AnswerPadding.atLeastChars(answer, request.outputSchema(), request.promptText(),
                     paced.pieces()));
         }
-        return complete(answer);
+        return withinLimit(complete(answer), request);
+    }
+
+    /**
+     * A plain free-text answer longer than the call's {@code max_tokens} (or {@code max_completion_tokens}) is cut at
+     * that many tokens, as a model's is, and says so: {@code finish_reason: length}, {@code stop_reason: max_tokens}.
+     * The behaviours that shape an answer's size on purpose are left as they made it.
+     */
+    static Completion withinLimit(Completion completion, SimRequest request) {
+        JsonNode limit = request.body().hasNonNull("max_completion_tokens") ? request.body().get("max_completion_tokens")
+                : request.body().get("max_tokens");
+        if (!(completion instanceof Completion.Text text) || limit == null || !limit.canConvertToLong()
+                || TokenCounter.approximate(text.text()) <= limit.asLong()) {
+            return completion;
+        }
+        long bytes = 0;
+        int end = 0;
+        while (end < text.text().length()) {
+            int next = text.text().offsetByCodePoints(end, 1);
+            bytes += text.text().substring(end, next).getBytes(StandardCharsets.UTF_8).length;
+            if (bytes > limit.asLong() * 4) {
+                break;
+            }
+            end = next;
+        }
+        return new Completion.Text(text.text().substring(0, end), true);
     }
 
     private static Completion complete(JsonNode answer) {

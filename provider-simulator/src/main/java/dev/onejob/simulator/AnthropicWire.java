@@ -126,7 +126,8 @@ final class AnthropicWire implements Wire {
         } else {
             content.addObject().put("type", "text").put("text", completion.text());
         }
-        message.put("stop_reason", toolUse ? "tool_use" : "end_turn");
+        message.put("stop_reason", toolUse ? "tool_use"
+                : completion instanceof Completion.Text text && text.cut() ? "max_tokens" : "end_turn");
         message.putNull("stop_sequence");
         ObjectNode usage = message.putObject("usage");
         usage.put("input_tokens", inputTokens);

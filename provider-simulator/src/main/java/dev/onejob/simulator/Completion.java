@@ -24,6 +24,10 @@ sealed interface Completion {
     }
 
     /** Free text: prose, or JSON that does not parse. */
-    record Text(String text) implements Completion {
+    /** Free text; {@code cut}: the call's output limit ran out, and the text stops where it did. */
+    record Text(String text, boolean cut) implements Completion {
+        Text(String text) {
+            this(text, false);
+        }
     }
 }

@@ -79,7 +79,7 @@ record OpenAiChatWire(String expectedApiKey, Clock clock) implements Wire {
         message.put("content", completion.text());
         message.putNull("refusal");
         choice.putNull("logprobs");
-        choice.put("finish_reason", "stop");
+        choice.put("finish_reason", completion instanceof Completion.Text text && text.cut() ? "length" : "stop");
         long outputTokens = Math.max(1, TokenCounter.approximate(completion.text()));
         ObjectNode usage = answer.putObject("usage");
         usage.put("prompt_tokens", inputTokens);

@@ -6,6 +6,7 @@ import dev.onejob.core.billing.Usage;
 import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.config.ProviderProtocol;
 import dev.onejob.core.contract.Contract;
+import dev.onejob.core.contract.FinishReason;
 import dev.onejob.core.contract.Prompt;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.onejob.core.json.Json;
@@ -104,16 +105,20 @@ public final class AnthropicMessagesClient implements ProviderClient {
     }
 
     private static WireFormat.Answer answer(JsonNode reply, Prompt prompt) {
+        String stopReason = reply.path("stop_reason").asText(null);
         if (!prompt.structured()) {
             String text = text(reply);
             return text == null ? WireFormat.Answer.unusable("the reply has no text block (stop_reason "
                     + reply.path("stop_reason").asText("missing") + ")", Json.write(reply))
-                    : WireFormat.Answer.found(Json.object().put(Prompt.TEXT, text), text);
+                    : WireFormat.Answer.found(Json.object().put(Prompt.TEXT, text), text,
+                    FinishReason.fromAnthropic(stopReason));
         }
+        // The forced tool is how onejob asks for structured output: its use is the answer's natural end.
+        FinishReason reason = "tool_use".equals(stopReason) ? FinishReason.STOP : FinishReason.fromAnthropic(stopReason);
         for (JsonNode block : reply.path("content")) {
             if ("tool_use".equals(block.path("type").asText())) {
                 JsonNode input = block.path("input");
-                return input.isObject() ? WireFormat.Answer.found(input, Json.write(input))
+                return input.isObject() ? WireFormat.Answer.found(input, Json.write(input), reason)
                         : WireFormat.Answer.unusable("the tool_use block has no input object", Json.write(block));
             }
         }

@@ -2,6 +2,7 @@ package dev.onejob.providers;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.billing.Usage;
+import dev.onejob.core.contract.FinishReason;
 import java.time.Duration;
 
 /**
@@ -25,9 +26,17 @@ public sealed interface CallOutcome {
         return null;
     }
 
-    /** The answer arrived, parsed, and is valid against the contract's output schema. */
-    record Succeeded(JsonNode result, String providerRequestId, Duration latency, Usage usage)
-            implements CallOutcome {
+    /**
+     * The answer arrived, parsed, and is valid against the contract's output schema; {@code finishReason} is why the
+     * provider stopped writing it (null when it said nothing onejob maps).
+     */
+    record Succeeded(JsonNode result, String providerRequestId, Duration latency, Usage usage,
+                     FinishReason finishReason) implements CallOutcome {
+
+        /** An answer whose provider did not say why it stopped. */
+        public Succeeded(JsonNode result, String providerRequestId, Duration latency, Usage usage) {
+            this(result, providerRequestId, latency, usage, null);
+        }
 
         /** An answer whose usage is not known. */
         public Succeeded(JsonNode result, String providerRequestId, Duration latency) {

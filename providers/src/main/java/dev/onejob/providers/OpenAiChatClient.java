@@ -7,6 +7,7 @@ import dev.onejob.core.billing.Usage;
 import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.config.ProviderProtocol;
 import dev.onejob.core.contract.Contract;
+import dev.onejob.core.contract.FinishReason;
 import dev.onejob.core.contract.Prompt;
 import dev.onejob.core.json.Json;
 import java.net.http.HttpRequest;
@@ -102,11 +103,13 @@ public final class OpenAiChatClient implements ProviderClient {
                     Json.write(reply));
         }
         String text = content.asText();
+        FinishReason reason = FinishReason.fromOpenAi(reply.path("choices").path(0).path("finish_reason")
+                .asText(null));
         if (!prompt.structured()) {
-            return WireFormat.Answer.found(Json.object().put(Prompt.TEXT, text), text);
+            return WireFormat.Answer.found(Json.object().put(Prompt.TEXT, text), text, reason);
         }
         try {
-            return WireFormat.Answer.found(Json.parse(text), text);
+            return WireFormat.Answer.found(Json.parse(text), text, reason);
         } catch (IllegalArgumentException e) {
             return WireFormat.Answer.unusable("the answer is " + e.getMessage(), text);
         }

@@ -224,7 +224,7 @@ final class ProviderTransport {
                     + String.join("; ", problems.stream().map(ProviderTransport::withoutRootPath).toList()), false,
                     true, status, requestId, answer.text(), latency, usage);
         }
-        return new CallOutcome.Succeeded(answer.json(), requestId, latency, usage);
+        return new CallOutcome.Succeeded(answer.json(), requestId, latency, usage, answer.finishReason());
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.onejob.providers;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.billing.Usage;
+import dev.onejob.core.contract.FinishReason;
 import dev.onejob.core.contract.Prompt;
 import java.net.http.HttpRequest;
 import java.util.function.BiConsumer;
@@ -44,15 +45,16 @@ record WireFormat(String path, String requestIdHeader, BiConsumer<HttpRequest.Bu
      * @param json    the answer, or {@code null} when {@code problem} is set
      * @param text    the answer as the provider sent it, kept for the audit when it breaks the contract
      * @param problem why the reply holds no usable JSON answer, or {@code null}
+     * @param finishReason why the provider stopped writing it, or {@code null} when it said nothing onejob maps
      */
-    record Answer(JsonNode json, String text, String problem) {
+    record Answer(JsonNode json, String text, String problem, FinishReason finishReason) {
 
-        static Answer found(JsonNode json, String text) {
-            return new Answer(json, text, null);
+        static Answer found(JsonNode json, String text, FinishReason finishReason) {
+            return new Answer(json, text, null, finishReason);
         }
 
         static Answer unusable(String problem, String text) {
-            return new Answer(null, text, problem);
+            return new Answer(null, text, problem, null);
         }
     }
 }

@@ -143,7 +143,8 @@ public final class CompletionHandler {
 
     private static AttemptAnswer answer(AttemptCompletion completion) {
         return new AttemptAnswer(completion.jobId(), completion.attemptId(), completion.provider(),
-                completion.result(), completion.providerRequestId(), completion.startToken());
+                completion.result(), completion.providerRequestId(), completion.startToken(),
+                completion.finishReason());
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.onejob.core.events;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.billing.Usage;
+import dev.onejob.core.contract.FinishReason;
 import dev.onejob.core.json.Json;
 import java.math.BigDecimal;
 import java.time.Instant;
@@ -11,20 +12,29 @@ import java.util.Objects;
 import java.util.UUID;
 
 /**
- * An {@code attempt-completions} record ({@code events/attempt-completion.v4.schema.json}): what one attempt did,
+ * An {@code attempt-completions} record ({@code events/attempt-completion.v5.schema.json}): what one attempt did,
  * what the provider billed for it ({@code usage} as its reply reported, {@code costUsd} at the worker's prices;
  * null when not known), and which start of the attempt it reports ({@code startToken}: the token the worker wrote
- * when it started the attempt; null only for an attempt the worker never started). Produced by attempt-worker,
- * consumed by result-reconciler. {@link #fromJson} also reads version 1 (no usage), 2 (no start token) and 3 (no
- * {@code error.retry_after_ms}) records,
+ * when it started the attempt; null only for an attempt the worker never started), and for an answer why the provider
+ * stopped writing it ({@code finishReason}; null when it said nothing onejob maps). Produced by attempt-worker,
+ * consumed by result-reconciler. {@link #fromJson} also reads version 1 (no usage), 2 (no start token), 3 (no
+ * {@code error.retry_after_ms}) and 4 (no {@code finish_reason}) records,
  * and refuses a record that does not say coherently what happened, so the reconciler can dead-letter it with the
  * reason.
  */
 public record AttemptCompletion(UUID attemptId, UUID jobId, Outcome outcome, JsonNode result, Error error,
                                 String unknownReason, String provider, String model, String providerRequestId,
                                 long latencyMs, Instant completedAt, Usage usage, BigDecimal costUsd,
-                                UUID startToken) {
-    public static final int VERSION = 4;
+                                UUID startToken, FinishReason finishReason) {
+    public static final int VERSION = 5;
+
+    /** A completion without a finish reason (as version 4 records were written, and every one but an answer). */
+    public AttemptCompletion(UUID attemptId, UUID jobId, Outcome outcome, JsonNode result, Error error,
+                             String unknownReason, String provider, String model, String providerRequestId,
+                             long latencyMs, Instant completedAt, Usage usage, BigDecimal costUsd, UUID startToken) {
+        this(attemptId, jobId, outcome, result, error, unknownReason, provider, model, providerRequestId, latencyMs,
+                completedAt, usage, costUsd, startToken, null);
+    }
 
     /** A completion that names no start of its attempt (as version 1 and 2 records were written). */
     public AttemptCompletion(UUID attemptId, UUID jobId, Outcome outcome, JsonNode result, Error error,
@@ -69,6 +79,7 @@ public record AttemptCompletion(UUID attemptId, UUID jobId, Outcome outcome, Jso
             case UNKNOWN -> require(result == null && unknownReason != null,
                     "an UNKNOWN completion needs an unknown_reason and no result");
         }
+        require(finishReason == null || outcome == Outcome.SUCCEEDED, "only a SUCCEEDED completion has a finish_reason");
         require(costUsd == null || usage != null && costUsd.signum() >= 0,
                 "cost_usd needs usage and must not be negative");
         // As a JSON tree reads it back: equal costs make equal records, whatever their trailing zeros.
@@ -116,6 +127,7 @@ public record AttemptCompletion(UUID attemptId, UUID jobId, Outcome outcome, Jso
         node.set("usage", usage == null ? Json.MAPPER.nullNode() : usage.toJson());
         Fields.putNumber(node, "cost_usd", costUsd);
         text(node, "start_token", startToken == null ? null : startToken.toString());
+        text(node, "finish_reason", finishReason == null ? null : finishReason.wire());
         return node;
     }
 
@@ -139,7 +151,8 @@ public record AttemptCompletion(UUID attemptId, UUID jobId, Outcome outcome, Jso
                     requiredText(node, "provider"), optionalText(node, "model"),
                     optionalText(node, "provider_request_id"), node.path("latency_ms").asLong(0),
                     Instant.parse(requiredText(node, "completed_at")), Usage.fromJson(node.get("usage")),
-                    Fields.optionalDecimal(node, "cost_usd"), optionalUuid(node, "start_token"));
+                    Fields.optionalDecimal(node, "cost_usd"), optionalUuid(node, "start_token"),
+                    FinishReason.fromWire(optionalText(node, "finish_reason")));
         } catch (IllegalArgumentException | DateTimeParseException e) {
             throw new IllegalArgumentException("not a valid attempt completion: " + e.getMessage(), e);
         }

@@ -1,6 +1,7 @@
 package dev.onejob.core.ledger;
 
 import dev.onejob.core.billing.Usage;
+import dev.onejob.core.contract.FinishReason;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.UUID;
@@ -18,7 +19,21 @@ public record Attempt(UUID id, UUID jobId, int number, String provider, AttemptS
                       Instant finishedAt, String errorCode, String errorMessage, Boolean retryable,
                       String providerRequestId, LossReason lostReason, String discardedResultSha256,
                       String certificationOverride, Instant unknownAt, String discardedResultSummary,
-                      Instant abandonAfter, Usage usage, BigDecimal costUsd, UUID startToken, Instant notBefore) {
+                      Instant abandonAfter, Usage usage, BigDecimal costUsd, UUID startToken, Instant notBefore,
+                      FinishReason finishReason) {
+
+    /** An attempt whose provider has not said why it stopped (every attempt but a SUCCEEDED one). */
+    public Attempt(UUID id, UUID jobId, int number, String provider, AttemptStatus status, long jobVersion,
+                   Instant createdAt, Instant updatedAt, Instant startedAt, Instant softDeadline,
+                   Instant finishedAt, String errorCode, String errorMessage, Boolean retryable,
+                   String providerRequestId, LossReason lostReason, String discardedResultSha256,
+                   String certificationOverride, Instant unknownAt, String discardedResultSummary,
+                   Instant abandonAfter, Usage usage, BigDecimal costUsd, UUID startToken, Instant notBefore) {
+        this(id, jobId, number, provider, status, jobVersion, createdAt, updatedAt, startedAt, softDeadline,
+                finishedAt, errorCode, errorMessage, retryable, providerRequestId, lostReason, discardedResultSha256,
+                certificationOverride, unknownAt, discardedResultSummary, abandonAfter, usage, costUsd, startToken,
+                notBefore, null);
+    }
 
     /** An attempt that waits for nothing before it starts. */
     public Attempt(UUID id, UUID jobId, int number, String provider, AttemptStatus status, long jobVersion,

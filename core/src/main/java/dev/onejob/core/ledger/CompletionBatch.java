@@ -43,8 +43,9 @@ final class CompletionBatch {
      */
     static final String COMPLETE_ALL_IF_UNCLAIMED = """
             WITH answer AS (
-                SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::uuid[])
-                    WITH ORDINALITY AS t(attempt_id, job_id, provider, result, provider_request_id, start_token, n)
+                SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::uuid[], ?::text[])
+                    WITH ORDINALITY AS t(attempt_id, job_id, provider, result, provider_request_id, start_token,
+                                         finish_reason, n)
             ), claimed AS (
                 SELECT answer.*, a.job_id AS attempt_job_id, a.provider AS attempt_provider,
                        a.status AS attempt_status, a.job_version,
@@ -60,7 +61,7 @@ final class CompletionBatch {
                 RETURNING c.attempt_id
             ), marked AS (
                 UPDATE attempts a SET status = 'SUCCEEDED', finished_at = now(),
-                                      provider_request_id = c.provider_request_id
+                                      provider_request_id = c.provider_request_id, finish_reason = c.finish_reason
                 FROM won JOIN claimed c ON c.attempt_id = won.attempt_id
                 WHERE a.id = won.attempt_id AND a.status IN ('STARTING', 'UNKNOWN')
                 RETURNING a.id
@@ -99,6 +100,7 @@ final class CompletionBatch {
         String[] results = new String[n];
         String[] requestIds = new String[n];
         UUID[] startTokens = new UUID[n];
+        String[] finishReasons = new String[n];
         for (int i = 0; i < n; i++) {
             AttemptAnswer answer = answers.get(i);
             attemptIds[i] = answer.attemptId();
@@ -107,6 +109,7 @@ final class CompletionBatch {
             results[i] = Json.write(answer.result());
             requestIds[i] = answer.providerRequestId();
             startTokens[i] = answer.startToken();
+            finishReasons[i] = answer.finishReason() == null ? null : answer.finishReason().wire();
         }
         if (Set.of(jobIds).size() != n) {
             throw new IllegalArgumentException("one set of answers names a job twice; apply them in turn");
@@ -114,7 +117,8 @@ final class CompletionBatch {
         List<Swap> swaps = LedgerSql.queryList(connection, COMPLETE_ALL_IF_UNCLAIMED, Swap::of,
                 connection.createArrayOf("uuid", attemptIds), connection.createArrayOf("uuid", jobIds),
                 connection.createArrayOf("text", providers), connection.createArrayOf("text", results),
-                connection.createArrayOf("text", requestIds), connection.createArrayOf("uuid", startTokens));
+                connection.createArrayOf("text", requestIds), connection.createArrayOf("uuid", startTokens),
+                connection.createArrayOf("text", finishReasons));
         CompletionOutcome[] outcomes = new CompletionOutcome[n];
         List<UUID> winners = new ArrayList<>();
         for (Swap swap : swaps) {

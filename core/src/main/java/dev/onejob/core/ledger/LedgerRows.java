@@ -1,6 +1,7 @@
 package dev.onejob.core.ledger;
 
 import dev.onejob.core.billing.Usage;
+import dev.onejob.core.contract.FinishReason;
 import dev.onejob.core.json.Json;
 import java.sql.Array;
 import java.sql.ResultSet;
@@ -21,7 +22,8 @@ final class LedgerRows {
             id, job_id, number, provider, status, job_version, created_at, updated_at, started_at, soft_deadline,
             finished_at, error_code, error_message, retryable, provider_request_id, lost_reason,
             discarded_result_sha256, certification_override, unknown_at, discarded_result_summary,
-            abandon_after, input_tokens, output_tokens, cached_input_tokens, cost_usd, start_token, not_before""";
+            abandon_after, input_tokens, output_tokens, cached_input_tokens, cost_usd, start_token, not_before,
+            finish_reason""";
 
     private LedgerRows() {
     }
@@ -51,7 +53,8 @@ final class LedgerRows {
                 row.getString("discarded_result_sha256"), row.getString("certification_override"),
                 instant(row, "unknown_at"), row.getString("discarded_result_summary"),
                 instant(row, "abandon_after"), usage(row), row.getBigDecimal("cost_usd"),
-                row.getObject("start_token", UUID.class), instant(row, "not_before"));
+                row.getObject("start_token", UUID.class), instant(row, "not_before"),
+                FinishReason.fromWire(row.getString("finish_reason")));
     }
 
     private static Usage usage(ResultSet row) throws SQLException {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.billing.Usage;
+import dev.onejob.core.contract.FinishReason;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.json.JsonSchemas;
 import java.math.BigDecimal;
@@ -148,6 +149,7 @@ class EventRoundTripTest {
         completion.remove("usage");
         completion.remove("cost_usd");
         completion.remove("start_token");
+        completion.remove("finish_reason");
         assertEquals(List.of(), JsonSchemas.fromClasspath("events/attempt-completion.v1.schema.json")
                 .violations(completion));
         ObjectNode audit = new RaceAudit(JOB, "alice", null, new RaceAudit.AttemptSummary(A, 1, "primary", T, T),
@@ -166,6 +168,7 @@ class EventRoundTripTest {
                 "primary", "gpt-4o-mini", "req-1", 42, T, new Usage(10, 5, 0), new BigDecimal("0.01"),
                 UUID.randomUUID()).toJson();
         completion.remove("start_token");
+        completion.remove("finish_reason");
         assertEquals(List.of(), JsonSchemas.fromClasspath("events/attempt-completion.v2.schema.json")
                 .violations(completion));
         assertEquals(null, AttemptCompletion.fromJson(completion).startToken());
@@ -179,9 +182,29 @@ class EventRoundTripTest {
                 new AttemptCompletion.Error("http_429", "rate limited", true, true, 429, null, 2000L), null, "primary",
                 "gpt-4o-mini", null, 42, T, null, null, UUID.randomUUID()).toJson();
         ((ObjectNode) completion.get("error")).remove("retry_after_ms");
+        completion.remove("finish_reason");
         assertEquals(List.of(), JsonSchemas.fromClasspath("events/attempt-completion.v3.schema.json")
                 .violations(completion));
         assertEquals(null, AttemptCompletion.fromJson(completion).error().retryAfterMs());
+    }
+
+    @Test
+    void versionFourAnswersReadWithoutAFinishReasonAndVersionFiveCarriesIt() {
+        AttemptCompletion cut = new AttemptCompletion(A, JOB, AttemptCompletion.Outcome.SUCCEEDED, RESULT, null, null,
+                "primary", "gpt-4o-mini", "req-1", 42, T, new Usage(10, 5, 0), null, UUID.randomUUID(),
+                FinishReason.LENGTH);
+        ObjectNode v5 = cut.toJson();
+        assertEquals("length", v5.path("finish_reason").asText());
+        assertEquals(cut, AttemptCompletion.fromJson(v5));
+        ObjectNode v4 = v5.deepCopy();
+        v4.remove("finish_reason");
+        assertEquals(List.of(), JsonSchemas.fromClasspath("events/attempt-completion.v4.schema.json").violations(v4));
+        assertEquals(null, AttemptCompletion.fromJson(v4).finishReason());
+        v5.put("finish_reason", "bored");
+        assertThrows(IllegalArgumentException.class, () -> AttemptCompletion.fromJson(v5));
+        assertThrows(IllegalArgumentException.class, () -> new AttemptCompletion(A, JOB,
+                AttemptCompletion.Outcome.UNKNOWN, null, null, "silent", "primary", null, null, 0, T, null, null,
+                null, FinishReason.STOP));
     }
 
     @Test

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.billing.Usage;
+import dev.onejob.core.contract.FinishReason;
 import dev.onejob.core.json.Json;
 import java.util.ArrayList;
 import java.util.List;
@@ -128,7 +129,7 @@ final class ChatCompletionsFormat implements DropInFormat {
         choice.put("index", 0);
         choice.putObject("message").put("role", "assistant").put("content", finished.text()).putNull("refusal");
         choice.putNull("logprobs");
-        choice.put("finish_reason", "stop");
+        choice.put("finish_reason", FinishReason.toOpenAi(finished.finishReason()));
         body.set("usage", usage(finished.usage()));
         return body;
     }
@@ -168,13 +169,13 @@ final class ChatCompletionsFormat implements DropInFormat {
             }
 
             @Override
-            public List<String> end(Usage usage) {
+            public List<String> end(Finished finished) {
                 List<String> events = new ArrayList<>();
-                events.add(chunk(Json.object(), "stop"));
+                events.add(chunk(Json.object(), FinishReason.toOpenAi(finished.finishReason())));
                 if (includeUsage) {
                     ObjectNode last = head(head, "chat.completion.chunk");
                     last.putArray("choices");
-                    last.set("usage", usage(usage));
+                    last.set("usage", usage(finished.usage()));
                     events.add(DropInFormat.event(null, last));
                 }
                 events.add("data: [DONE]\n\n");

@@ -179,7 +179,10 @@ final class DropInApi {
     static final String JOB_HEADER = "onejob-job-id";
     static final String ATTEMPT_HEADER = "onejob-attempt-id";
 
-    /** The answer of a succeeded job: its text and the winning attempt's usage; empty for any other job. */
+    /**
+     * The answer of a succeeded job: its text, and the winning attempt's usage and finish reason; empty for any other
+     * job.
+     */
     static Optional<DropInFormat.Finished> succeeded(DropInFormat.Finished.Head head, JobHistory history) {
         Job job = history.job();
         if (job.status() != JobStatus.SUCCEEDED || job.result() == null) {
@@ -187,7 +190,8 @@ final class DropInApi {
         }
         Attempt winner = history.attempts().stream().filter(a -> a.id().equals(job.completedBy())).findFirst()
                 .orElse(null);
-        return Optional.of(new DropInFormat.Finished(head, text(job), winner == null ? null : winner.usage()));
+        return Optional.of(new DropInFormat.Finished(head, text(job), winner == null ? null : winner.usage(),
+                winner == null ? null : winner.finishReason()));
     }
 
     /** A free-text answer's text, or a structured answer as JSON. */

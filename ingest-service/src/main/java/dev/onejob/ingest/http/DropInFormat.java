@@ -3,6 +3,7 @@ package dev.onejob.ingest.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.billing.Usage;
+import dev.onejob.core.contract.FinishReason;
 import dev.onejob.core.json.Json;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -46,11 +47,12 @@ interface DropInFormat {
     /**
      * A succeeded job, as an answer needs it.
      *
-     * @param head       what names the answer
-     * @param text       the answer's text: the free text, or the structured result as JSON
-     * @param usage      what the winning attempt's provider billed; null when it reported nothing
+     * @param head         what names the answer
+     * @param text         the answer's text: the free text, or the structured result as JSON
+     * @param usage        what the winning attempt's provider billed; null when it reported nothing
+     * @param finishReason why the winning attempt's provider stopped; null when it said nothing onejob maps
      */
-    record Finished(Head head, String text, Usage usage) {
+    record Finished(Head head, String text, Usage usage, FinishReason finishReason) {
         /** The answer's id (from the job's), the model alias and when the job was created (epoch seconds). */
         record Head(String id, String model, long created) {
         }
@@ -64,8 +66,8 @@ interface DropInFormat {
         /** The events carrying one piece of text. */
         List<String> delta(String text);
 
-        /** The events that end a stream whose job succeeded. */
-        List<String> end(Usage usage);
+        /** The events that end a stream whose job succeeded: its finish reason and usage. */
+        List<String> end(Finished finished);
 
         /** The event that ends a stream whose job did not succeed, wrapping {@code error} as the format does. */
         String error(ObjectNode error);

@@ -165,8 +165,7 @@ final class DropInStreams {
         }
 
         private void end(JobHistory history) {
-            Attempt winner = attempt(history, history.job().completedBy()).orElse(null);
-            send(events.end(winner == null ? null : winner.usage()));
+            DropInApi.succeeded(null, history).ifPresent(finished -> send(events.end(finished)));
             stream.close();
         }
 

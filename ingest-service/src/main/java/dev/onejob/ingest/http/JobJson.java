@@ -84,6 +84,7 @@ public final class JobJson {
         node.set("usage", attempt.usage() == null ? Json.MAPPER.nullNode() : attempt.usage().toJson());
         text(node, "cost_usd", attempt.costUsd() == null ? null
                 : attempt.costUsd().stripTrailingZeros().toPlainString());
+        text(node, "finish_reason", attempt.finishReason() == null ? null : attempt.finishReason().wire());
         return node;
     }
 

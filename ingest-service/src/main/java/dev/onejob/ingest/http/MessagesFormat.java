@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.billing.Usage;
+import dev.onejob.core.contract.FinishReason;
 import dev.onejob.core.json.Json;
 import java.util.ArrayList;
 import java.util.List;
@@ -99,7 +100,7 @@ final class MessagesFormat implements DropInFormat {
     public ObjectNode answer(Finished finished) {
         ObjectNode message = message(finished.head());
         message.putArray("content").addObject().put("type", "text").put("text", finished.text());
-        message.put("stop_reason", "end_turn");
+        message.put("stop_reason", FinishReason.toAnthropic(finished.finishReason()));
         message.putNull("stop_sequence");
         message.set("usage", usage(finished.usage(), false));
         return message;
@@ -158,10 +159,11 @@ final class MessagesFormat implements DropInFormat {
             }
 
             @Override
-            public List<String> end(Usage usage) {
+            public List<String> end(Finished finished) {
                 ObjectNode delta = Json.object().put("type", "message_delta");
-                delta.putObject("delta").put("stop_reason", "end_turn").putNull("stop_sequence");
-                ObjectNode full = usage(usage, false);
+                delta.putObject("delta").put("stop_reason", FinishReason.toAnthropic(finished.finishReason()))
+                        .putNull("stop_sequence");
+                ObjectNode full = usage(finished.usage(), false);
                 delta.set("usage", full);
                 return List.of(
                         DropInFormat.event("content_block_stop", Json.object().put("type", "content_block_stop")

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.billing.Usage;
+import dev.onejob.core.contract.FinishReason;
 import dev.onejob.core.json.Json;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -88,7 +89,7 @@ class DropInFormatTest {
     void answersHaveTheProvidersShapesWithTheWinnersUsage() {
         // given
         DropInFormat.Finished finished = new DropInFormat.Finished(new DropInFormat.Finished.Head("id-1", "fast", 7),
-                "Hello", new Usage(100, 20, 30));
+                "Hello", new Usage(100, 20, 30), null);
 
         // when
         JsonNode openAi = DropInApi.OPENAI.answer(finished);
@@ -105,16 +106,33 @@ class DropInFormatTest {
     }
 
     @Test
+    void aTruncatedAnswerSaysSoInEachFormat() {
+        DropInFormat.Finished cut = new DropInFormat.Finished(new DropInFormat.Finished.Head("id-1", "fast", 7),
+                "Hel", new Usage(10, 2, 0), FinishReason.LENGTH);
+        DropInFormat.Finished whole = new DropInFormat.Finished(cut.head(), "Hello", new Usage(10, 2, 0), null);
+
+        assertEquals("length", DropInApi.OPENAI.answer(cut).at("/choices/0/finish_reason").asText());
+        assertEquals("max_tokens", DropInApi.ANTHROPIC.answer(cut).at("/stop_reason").asText());
+        assertTrue(DropInApi.OPENAI.stream(cut.head(), false).end(cut).get(0).contains("\"finish_reason\":\"length\""));
+        assertTrue(DropInApi.ANTHROPIC.stream(cut.head(), false).end(cut).get(1)
+                .contains("\"stop_reason\":\"max_tokens\""));
+        // a provider that said nothing onejob maps: the natural end, as before
+        assertEquals("stop", DropInApi.OPENAI.answer(whole).at("/choices/0/finish_reason").asText());
+        assertEquals("end_turn", DropInApi.ANTHROPIC.answer(whole).at("/stop_reason").asText());
+    }
+
+    @Test
     void aStreamEndsWithTheUsageAndDoneOnlyWhenAsked() {
         DropInFormat.Finished.Head head = new DropInFormat.Finished.Head("id-1", "fast", 7);
-        List<String> withUsage = DropInApi.OPENAI.stream(head, true).end(new Usage(1, 2, 0));
-        List<String> without = DropInApi.OPENAI.stream(head, false).end(new Usage(1, 2, 0));
+        DropInFormat.Finished finished = new DropInFormat.Finished(head, "", new Usage(1, 2, 0), null);
+        List<String> withUsage = DropInApi.OPENAI.stream(head, true).end(finished);
+        List<String> without = DropInApi.OPENAI.stream(head, false).end(finished);
 
         assertEquals(3, withUsage.size());
         assertTrue(withUsage.get(1).contains("\"completion_tokens\":2"), withUsage.get(1));
         assertEquals("data: [DONE]\n\n", withUsage.get(2));
         assertEquals(2, without.size());
-        assertTrue(DropInApi.ANTHROPIC.stream(head, true).end(new Usage(1, 2, 0)).get(2)
+        assertTrue(DropInApi.ANTHROPIC.stream(head, true).end(finished).get(2)
                 .startsWith("event: message_stop\n"));
     }
 }

@@ -162,12 +162,13 @@ class DropInIT {
 
     @Test
     void aStructuredAnswerFollowsTheCallersSchemaAndAnInventedKeyFailsTheContract() {
-        // given a call with a JSON schema for its answer
+        // given a call with a JSON schema for its answer, which forbids keys it does not define
         ChatCompletionCreateParams structured = chat("primary-only", key(), "I loved it").toBuilder()
                 .responseFormat(ResponseFormatJsonSchema.builder().jsonSchema(ResponseFormatJsonSchema.JsonSchema
                         .builder().name("verdict").strict(true).schema(ResponseFormatJsonSchema.JsonSchema.Schema
                                 .builder()
                                 .putAdditionalProperty("type", JsonValue.from("object"))
+                                .putAdditionalProperty("additionalProperties", JsonValue.from(false))
                                 .putAdditionalProperty("required", JsonValue.from(List.of("sentiment")))
                                 .putAdditionalProperty("properties", JsonValue.from(Map.of("sentiment",
                                         Map.of("enum", List.of("positive", "negative", "neutral"))))).build())
@@ -192,6 +193,22 @@ class DropInIT {
         assertEquals(422, broken.statusCode());
         assertTrue(broken.getMessage().contains("confidence"), broken.getMessage());
         assertEquals("false", broken.headers().values("x-should-retry").get(0));
+
+        // when the caller's schema allows other keys (it says nothing of them), as the provider would take it
+        ChatCompletionCreateParams open = ChatCompletionCreateParams.builder().model("primary-only")
+                .addUserMessage("I loved it").putAdditionalHeader("Idempotency-Key", key())
+                .responseFormat(ResponseFormatJsonSchema.builder().jsonSchema(ResponseFormatJsonSchema.JsonSchema
+                        .builder().name("verdict").schema(ResponseFormatJsonSchema.JsonSchema.Schema.builder()
+                                .putAdditionalProperty("type", JsonValue.from("object"))
+                                .putAdditionalProperty("required", JsonValue.from(List.of("sentiment")))
+                                .putAdditionalProperty("properties", JsonValue.from(Map.of("sentiment",
+                                        Map.of("enum", List.of("positive", "negative", "neutral"))))).build())
+                        .build()).build()).build();
+
+        // then the same answer is the caller's: onejob's check is the schema the caller sent
+        JsonNode kept = Json.parse(dropIn.openAi().chat().completions().create(open).choices().get(0).message()
+                .content().orElseThrow());
+        assertTrue(kept.has("confidence") && kept.has("sentiment"), kept.toString());
     }
 
     @Test

@@ -94,7 +94,7 @@ final class AnthropicWire implements Wire {
                     Prompt.contentText(messages.get(i).get("content"), "messages." + i + ".content"));
         }
         Wire.checkStreamFlag(body);
-        JsonNode tool = chosenTool(body);
+        JsonNode tool = chosenTool(body, ToolTurns.countBlocks(messages, "tool_result"));
         JsonNode formatSchema = outputFormatSchema(body);
         if (formatSchema != null && (tool == null || !toolForced(body))) {
             return new SimRequest(protocol, model, idempotencyKey, prompt.systemText(), prompt.userText(),
@@ -204,8 +204,8 @@ final class AnthropicWire implements Wire {
         return "tool".equals(type) || "any".equals(type);
     }
 
-    /** The tool named by {@code tool_choice} {"type":"tool"}, else the first tool; none for "none" or no tools. */
-    private static JsonNode chosenTool(JsonNode body) throws WireRejection {
+    /** The tool the model calls this turn ({@link ToolTurns#chosen}); none for "none" or no tools. */
+    private static JsonNode chosenTool(JsonNode body, int answered) throws WireRejection {
         JsonNode tools = body.get("tools");
         if (tools == null || tools.isNull()) {
             return null;
@@ -219,19 +219,15 @@ final class AnthropicWire implements Wire {
             }
         }
         JsonNode choice = body.path("tool_choice");
-        if ("none".equals(Json.text(choice, "type"))) {
-            return null;
+        String type = Json.text(choice, "type");
+        String named = "tool".equals(type) ? Json.text(choice, "name") : null;
+        if (named != null && ToolTurns.named(tools, named, "name") == null) {
+            throw Wire.badRequest("tool_choice: tool '" + named + "' is not among the request's tools");
         }
-        if (!"tool".equals(Json.text(choice, "type"))) {
-            return tools.isEmpty() ? null : tools.get(0);
-        }
-        String wanted = Json.text(choice, "name");
-        for (JsonNode tool : tools) {
-            if (Json.text(tool, "name").equals(wanted)) {
-                return tool;
-            }
-        }
-        throw Wire.badRequest("tool_choice: tool '" + wanted + "' is not among the request's tools");
+        String neutral = type == null ? "auto" : "any".equals(type) ? "required" : type;
+        JsonNode chosen = ToolTurns.chosen(tools, new ToolTurns.Choice(neutral, named), answered);
+        return chosen == null ? null : ((ObjectNode) chosen.deepCopy())
+                .set("parameters", chosen.get("input_schema"));
     }
 
     private static String errorType(int status) {

@@ -34,6 +34,22 @@ final class OpenAiChatStream {
         for (String piece : pieces.apply(choice.path("message").path("content").asText(""))) {
             events.add(chunk(success, Json.object().put("content", piece), null, includeUsage).asPiece());
         }
+        JsonNode calls = choice.path("message").path("tool_calls");
+        for (int i = 0; i < calls.size(); i++) {
+            // As OpenAI streams a call: its id and name first, then its arguments' JSON text in pieces.
+            JsonNode call = calls.get(i);
+            ObjectNode opened = Json.object();
+            opened.putArray("tool_calls").addObject().put("index", i).put("id", call.path("id").asText())
+                    .put("type", "function").putObject("function").put("name", call.path("function").path("name")
+                            .asText()).put("arguments", "");
+            events.add(chunk(success, opened, null, includeUsage));
+            for (String piece : pieces.apply(call.path("function").path("arguments").asText(""))) {
+                ObjectNode delta = Json.object();
+                delta.putArray("tool_calls").addObject().put("index", i).putObject("function")
+                        .put("arguments", piece);
+                events.add(chunk(success, delta, null, includeUsage).asPiece());
+            }
+        }
         events.add(chunk(success, Json.object(), choice.path("finish_reason").asText("stop"), includeUsage));
         if (includeUsage) {
             ObjectNode usage = envelope(success);

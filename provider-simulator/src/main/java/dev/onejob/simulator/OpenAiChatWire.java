@@ -54,12 +54,26 @@ record OpenAiChatWire(String expectedApiKey, Clock clock) implements Wire {
         Prompt prompt = new Prompt();
         for (int i = 0; i < messages.size(); i++) {
             String role = Json.text(messages.get(i), "role");
-            String text = Prompt.contentText(messages.get(i).get("content"), "messages[" + i + "]");
+            JsonNode content = messages.get(i).get("content");
+            if ("assistant".equals(role) && (content == null || content.isNull())
+                    && messages.get(i).path("tool_calls").isArray()) {
+                continue; // an earlier answer that only called tools
+            }
+            if ("tool".equals(role) && Json.text(messages.get(i), "tool_call_id") == null) {
+                throw Wire.badRequest("messages[" + i + "]: a tool message needs tool_call_id");
+            }
+            String text = Prompt.contentText(content, "messages[" + i + "]");
             if ("system".equals(role) || "developer".equals(role)) {
                 prompt.addSystem(text);
             } else {
                 prompt.addMessage(role, text);
             }
+        }
+        JsonNode tool = ToolTurns.chosen(ToolTurns.openAiTools(body), ToolTurns.openAiChoice(body),
+                ToolTurns.countRole(messages, "tool"));
+        if (tool != null) {
+            return new SimRequest(protocol(), model, idempotencyKey, prompt.systemText(), prompt.userText(),
+                    prompt.promptText(), tool.get("parameters"), Json.text(tool, "name"), body, bodySha256);
         }
         return new SimRequest(protocol(), model, idempotencyKey, prompt.systemText(), prompt.userText(),
                 prompt.promptText(), outputSchema(body.get("response_format")), null, body, bodySha256);
@@ -76,10 +90,18 @@ record OpenAiChatWire(String expectedApiKey, Clock clock) implements Wire {
         choice.put("index", 0);
         ObjectNode message = choice.putObject("message");
         message.put("role", "assistant");
-        message.put("content", completion.text());
+        boolean toolCall = completion instanceof Completion.Structured && request.toolName() != null;
+        if (toolCall) {
+            message.putNull("content");
+            message.putArray("tool_calls").addObject().put("id", Wire.randomId("call_")).put("type", "function")
+                    .putObject("function").put("name", request.toolName()).put("arguments", completion.text());
+        } else {
+            message.put("content", completion.text());
+        }
         message.putNull("refusal");
         choice.putNull("logprobs");
-        choice.put("finish_reason", completion instanceof Completion.Text text && text.cut() ? "length" : "stop");
+        choice.put("finish_reason", toolCall ? "tool_calls"
+                : completion instanceof Completion.Text text && text.cut() ? "length" : "stop");
         long outputTokens = Math.max(1, TokenCounter.approximate(completion.text()));
         ObjectNode usage = answer.putObject("usage");
         usage.put("prompt_tokens", inputTokens);

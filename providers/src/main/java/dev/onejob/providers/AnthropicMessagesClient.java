@@ -1,6 +1,7 @@
 package dev.onejob.providers;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.billing.Usage;
 import dev.onejob.core.config.ProviderConfig;
@@ -8,9 +9,10 @@ import dev.onejob.core.config.ProviderProtocol;
 import dev.onejob.core.contract.Contract;
 import dev.onejob.core.contract.FinishReason;
 import dev.onejob.core.contract.Prompt;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.onejob.core.json.Json;
 import java.net.http.HttpRequest;
+import java.util.List;
+import java.util.Objects;
 import java.util.UUID;
 
 /**
@@ -67,8 +69,8 @@ public final class AnthropicMessagesClient implements ProviderClient {
         if (!prompt.system().isEmpty()) {
             body.put("system", prompt.system());
         }
-        ArrayNode messages = body.putArray("messages");
-        prompt.turns().forEach(turn -> messages.addObject().put("role", turn.role()).put("content", turn.text()));
+        messages(body.putArray("messages"), prompt.turns());
+        tools(body, prompt.tools());
         if (prompt.structured()) {
             body.putArray("tools").addObject()
                     .put("name", TOOL_NAME)
@@ -77,6 +79,66 @@ public final class AnthropicMessagesClient implements ProviderClient {
             body.putObject("tool_choice").put("type", "tool").put("name", TOOL_NAME);
         }
         return body;
+    }
+
+    /**
+     * The conversation: an assistant's tool calls become {@code tool_use} blocks after its text, and tool messages
+     * the {@code tool_result} blocks of one user message (consecutive ones together, as Anthropic wants them).
+     */
+    private static void messages(ArrayNode messages, List<Prompt.Turn> turns) {
+        ArrayNode results = null;
+        for (Prompt.Turn turn : turns) {
+            if ("tool".equals(turn.role())) {
+                if (results == null) {
+                    results = messages.addObject().put("role", "user").putArray("content");
+                }
+                ObjectNode result = results.addObject().put("type", "tool_result")
+                        .put("tool_use_id", turn.toolCallId()).put("content", turn.text());
+                if (turn.error()) {
+                    result.put("is_error", true);
+                }
+                continue;
+            }
+            results = null;
+            ObjectNode message = messages.addObject().put("role", turn.role());
+            if (turn.toolCalls().isEmpty()) {
+                message.put("content", turn.text());
+                continue;
+            }
+            ArrayNode content = message.putArray("content");
+            if (!turn.text().isEmpty()) {
+                content.addObject().put("type", "text").put("text", turn.text());
+            }
+            turn.toolCalls().forEach(call -> content.addObject().put("type", "tool_use").put("id", call.id())
+                    .put("name", call.name()).set("input", call.arguments()));
+        }
+    }
+
+    /** The call's tools, and its choice as Anthropic spells it ({@code required} is {@code any}). */
+    private static void tools(ObjectNode body, Prompt.Tools tools) {
+        if (tools == null) {
+            return;
+        }
+        ArrayNode list = body.putArray("tools");
+        for (Prompt.Tool tool : tools.list()) {
+            ObjectNode entry = list.addObject().put("name", tool.name());
+            if (!tool.description().isEmpty()) {
+                entry.put("description", tool.description());
+            }
+            entry.set("input_schema", tool.parameters());
+        }
+        ObjectNode choice = body.putObject("tool_choice").put("type", switch (tools.choice()) {
+            case "required" -> "any";
+            case "tool" -> "tool";
+            case "none" -> "none";
+            default -> "auto";
+        });
+        if (tools.name() != null) {
+            choice.put("name", tools.name());
+        }
+        if (Boolean.FALSE.equals(tools.parallel()) && !"none".equals(tools.choice())) {
+            choice.put("disable_parallel_tool_use", true);
+        }
     }
 
     static void headers(HttpRequest.Builder request, String apiKey) {
@@ -106,6 +168,17 @@ public final class AnthropicMessagesClient implements ProviderClient {
 
     private static WireFormat.Answer answer(JsonNode reply, Prompt prompt) {
         String stopReason = reply.path("stop_reason").asText(null);
+        if (prompt.tools() != null && hasToolUse(reply)) {
+            ObjectNode answer = Json.object().put(Prompt.TEXT, Objects.requireNonNullElse(text(reply), ""));
+            ArrayNode calls = answer.putArray(Prompt.TOOL_CALLS);
+            for (JsonNode block : reply.path("content")) {
+                if ("tool_use".equals(block.path("type").asText())) {
+                    calls.addObject().put("id", block.path("id").asText("")).put("name", block.path("name").asText(""))
+                            .set("arguments", block.path("input"));
+                }
+            }
+            return WireFormat.Answer.found(answer, Json.write(answer), FinishReason.fromAnthropic(stopReason));
+        }
         if (!prompt.structured()) {
             String text = text(reply);
             return text == null ? WireFormat.Answer.unusable("the reply has no text block (stop_reason "
@@ -125,6 +198,15 @@ public final class AnthropicMessagesClient implements ProviderClient {
         String text = text(reply);
         return WireFormat.Answer.unusable("the reply has no tool_use block (stop_reason "
                 + reply.path("stop_reason").asText("missing") + ")", text != null ? text : Json.write(reply));
+    }
+
+    private static boolean hasToolUse(JsonNode reply) {
+        for (JsonNode block : reply.path("content")) {
+            if ("tool_use".equals(block.path("type").asText())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The reply's text blocks, joined with newlines; null when it has none. */

@@ -14,8 +14,8 @@ import java.net.http.HttpRequest;
 import java.util.UUID;
 
 /**
- * The OpenAI Chat Completions adapter: {@code POST {base_url}/v1/chat/completions} with a strict
- * {@code json_schema} response format.
+ * The OpenAI Chat Completions adapter: {@code POST {base_url}/v1/chat/completions} with a {@code json_schema}
+ * response format (strict as the prompt says), and the call's tools as functions.
  *
  * <p>Consumes a provider of protocol {@code openai-chat}, a contract and its variables; produces a
  * {@link ProviderCall} whose successful answer is {@code choices[0].message.content}, parsed as JSON and checked
@@ -43,7 +43,8 @@ public final class OpenAiChatClient implements ProviderClient {
 
     /**
      * The request: the system text and the conversation as messages, the sampling parameters the prompt sets, and a
-     * strict {@code json_schema} response format when the answer must be structured.
+     * {@code json_schema} response format when the answer must be structured (strict when the prompt says so: always for
+     * a contract's schema, as the caller sent it for a passthrough call).
      */
     static ObjectNode body(ProviderConfig provider, Prompt prompt) {
         ObjectNode body = Json.object();
@@ -52,7 +53,8 @@ public final class OpenAiChatClient implements ProviderClient {
         if (!prompt.system().isEmpty()) {
             messages.addObject().put("role", "system").put("content", prompt.system());
         }
-        prompt.turns().forEach(turn -> messages.addObject().put("role", turn.role()).put("content", turn.text()));
+        prompt.turns().forEach(turn -> message(messages.addObject(), turn));
+        tools(body, prompt.tools());
         if (prompt.temperature() != null) {
             body.put("temperature", prompt.temperature());
         }
@@ -67,9 +69,57 @@ public final class OpenAiChatClient implements ProviderClient {
             ObjectNode format = body.putObject("response_format").put("type", "json_schema");
             ObjectNode schema = format.putObject("json_schema").put("name", prompt.schemaName());
             schema.set("schema", prompt.outputSchema());
-            schema.put("strict", true);
+            if (prompt.strict() != null) {
+                schema.put("strict", prompt.strict());
+            }
         }
         return body;
+    }
+
+    /** One message: a tool message answers its call; an assistant message's tool calls carry arguments as JSON text. */
+    private static void message(ObjectNode message, Prompt.Turn turn) {
+        message.put("role", turn.role());
+        if ("tool".equals(turn.role())) {
+            message.put("tool_call_id", turn.toolCallId()).put("content", turn.text());
+            return;
+        }
+        if (turn.toolCalls().isEmpty() || !turn.text().isEmpty()) {
+            message.put("content", turn.text());
+        } else {
+            message.putNull("content");
+        }
+        if (!turn.toolCalls().isEmpty()) {
+            ArrayNode calls = message.putArray("tool_calls");
+            turn.toolCalls().forEach(call -> calls.addObject().put("id", call.id()).put("type", "function")
+                    .putObject("function").put("name", call.name()).put("arguments", Json.write(call.arguments())));
+        }
+    }
+
+    /** The call's tools as functions, and its choice: {@code required} and a named function as OpenAI spells them. */
+    private static void tools(ObjectNode body, Prompt.Tools tools) {
+        if (tools == null) {
+            return;
+        }
+        ArrayNode list = body.putArray("tools");
+        for (Prompt.Tool tool : tools.list()) {
+            ObjectNode function = list.addObject().put("type", "function").putObject("function");
+            function.put("name", tool.name());
+            if (!tool.description().isEmpty()) {
+                function.put("description", tool.description());
+            }
+            function.set("parameters", tool.parameters());
+            if (tool.strict() != null) {
+                function.put("strict", tool.strict());
+            }
+        }
+        if ("tool".equals(tools.choice())) {
+            body.putObject("tool_choice").put("type", "function").putObject("function").put("name", tools.name());
+        } else {
+            body.put("tool_choice", tools.choice());
+        }
+        if (tools.parallel() != null) {
+            body.put("parallel_tool_calls", tools.parallel());
+        }
     }
 
     private static void headers(HttpRequest.Builder request, String apiKey) {
@@ -96,6 +146,9 @@ public final class OpenAiChatClient implements ProviderClient {
     private static WireFormat.Answer answer(JsonNode reply, Prompt prompt) {
         JsonNode message = reply.path("choices").path(0).path("message");
         JsonNode content = message.get("content");
+        if (prompt.tools() != null && message.path("tool_calls").isArray() && !message.get("tool_calls").isEmpty()) {
+            return toolCalls(reply, message, content);
+        }
         if (content == null || !content.isTextual()) {
             String refusal = message.path("refusal").isTextual() ? " (refusal: " + message.get("refusal").asText() + ")"
                     : "";
@@ -113,5 +166,25 @@ public final class OpenAiChatClient implements ProviderClient {
         } catch (IllegalArgumentException e) {
             return WireFormat.Answer.unusable("the answer is " + e.getMessage(), text);
         }
+    }
+
+    /** An answer that calls tools: its text ("" for none) and each call, its arguments parsed from their JSON text. */
+    private static WireFormat.Answer toolCalls(JsonNode reply, JsonNode message, JsonNode content) {
+        ObjectNode answer = Json.object().put(Prompt.TEXT, content != null && content.isTextual() ? content.asText() : "");
+        ArrayNode calls = answer.putArray(Prompt.TOOL_CALLS);
+        for (JsonNode call : message.get("tool_calls")) {
+            JsonNode function = call.path("function");
+            JsonNode arguments;
+            try {
+                arguments = Json.parse(function.path("arguments").asText(""));
+            } catch (IllegalArgumentException e) {
+                return WireFormat.Answer.unusable("the arguments of tool call " + call.path("id").asText("?")
+                        + " are not JSON: " + e.getMessage(), Json.write(message));
+            }
+            calls.addObject().put("id", call.path("id").asText("")).put("name", function.path("name").asText(""))
+                    .set("arguments", arguments);
+        }
+        FinishReason reason = FinishReason.fromOpenAi(reply.path("choices").path(0).path("finish_reason").asText(null));
+        return WireFormat.Answer.found(answer, Json.write(answer), reason);
     }
 }

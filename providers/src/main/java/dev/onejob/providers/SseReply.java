@@ -1,6 +1,7 @@
 package dev.onejob.providers;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.json.Json;
@@ -167,9 +168,15 @@ abstract class SseReply implements Flow.Subscriber<String> {
         return value.startsWith(" ") ? value.substring(1) : value;
     }
 
-    /** OpenAI: {@code chat.completion.chunk} objects, the usage in the last one, then {@code [DONE]}. */
+    /**
+     * OpenAI: {@code chat.completion.chunk} objects, the usage in the last one, then {@code [DONE]}. Tool calls come
+     * as deltas by index (the id and name first, the arguments' JSON text in pieces): assembled, never handed on as
+     * text.
+     */
     private static final class OpenAiStream extends SseReply {
         private final StringBuilder content = new StringBuilder();
+        private final List<ObjectNode> toolCalls = new ArrayList<>();
+        private final List<StringBuilder> arguments = new ArrayList<>();
         private String id;
         private String finishReason;
         private JsonNode usage;
@@ -192,11 +199,37 @@ abstract class SseReply implements Flow.Subscriber<String> {
                     content.append(piece.asText());
                     piece(piece.asText());
                 }
+                for (JsonNode call : choice.path("delta").path("tool_calls")) {
+                    toolCall(call);
+                }
                 if (choice.path("finish_reason").isTextual()) {
                     finishReason = choice.get("finish_reason").asText();
                 }
             }
             return false;
+        }
+
+        private void toolCall(JsonNode delta) {
+            int index = delta.path("index").asInt(toolCalls.size() - 1);
+            if (index < 0 || index > toolCalls.size()) {
+                return;
+            }
+            if (index == toolCalls.size()) {
+                toolCalls.add(Json.object().put("type", "function"));
+                arguments.add(new StringBuilder());
+            }
+            ObjectNode call = toolCalls.get(index);
+            if (delta.path("id").isTextual()) {
+                call.put("id", delta.get("id").asText());
+            }
+            JsonNode function = delta.path("function");
+            if (function.path("name").isTextual()) {
+                call.put("name", function.get("name").asText());
+            }
+            String piece = function.path("arguments").asText("");
+            if (keep(piece)) {
+                arguments.get(index).append(piece);
+            }
         }
 
         @Override
@@ -206,7 +239,16 @@ abstract class SseReply implements Flow.Subscriber<String> {
                 reply.put("id", id);
             }
             ObjectNode choice = reply.putArray("choices").addObject();
-            choice.putObject("message").put("role", "assistant").put("content", content.toString());
+            ObjectNode message = choice.putObject("message").put("role", "assistant").put("content", content.toString());
+            if (!toolCalls.isEmpty()) {
+                ArrayNode calls = message.putArray("tool_calls");
+                for (int i = 0; i < toolCalls.size(); i++) {
+                    ObjectNode call = toolCalls.get(i);
+                    calls.addObject().put("id", call.path("id").asText("")).put("type", "function")
+                            .putObject("function").put("name", call.path("name").asText(""))
+                            .put("arguments", arguments.get(i).toString());
+                }
+            }
             choice.put("finish_reason", finishReason);
             if (usage != null) {
                 reply.set("usage", usage);
@@ -244,7 +286,12 @@ abstract class SseReply implements Flow.Subscriber<String> {
                                 : delta.path("partial_json").asText(null);
                         if (piece != null && keep(piece)) {
                             texts.get(index).append(piece);
-                            piece(piece);
+                            // A tool's arguments are no text of the answer, unless the tool is how onejob asked
+                            // for structured output: those are the answer's JSON text.
+                            if (!"tool_use".equals(blocks.get(index).path("type").asText())
+                                    || AnthropicMessagesClient.TOOL_NAME.equals(blocks.get(index).path("name").asText())) {
+                                piece(piece);
+                            }
                         }
                     }
                 }

@@ -34,6 +34,14 @@ public final class JobCost {
         long bytes = bytes(prompt.system()) + (prompt.structured() ? bytes(Json.write(prompt.outputSchema())) : 0);
         for (Prompt.Turn turn : prompt.turns()) {
             bytes += bytes(turn.text());
+            for (Prompt.ToolCall call : turn.toolCalls()) {
+                bytes += bytes(call.name()) + bytes(Json.write(call.arguments()));
+            }
+        }
+        if (prompt.tools() != null) {
+            for (Prompt.Tool tool : prompt.tools().list()) {
+                bytes += bytes(tool.name()) + bytes(tool.description()) + bytes(Json.write(tool.parameters()));
+            }
         }
         bytes += TURN_FRAMING_TOKENS * Math.max(0, prompt.turns().size() - 1);
         for (String stop : prompt.stop()) {

@@ -1,6 +1,7 @@
 package dev.onejob.core.contract;
 
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Why a provider stopped writing an answer, in one neutral form whichever wire protocol it speaks. Read from the
@@ -19,6 +20,12 @@ public enum FinishReason {
     /** The provider withheld or cut the answer: OpenAI {@code content_filter}, Anthropic {@code refusal}. */
     CONTENT_FILTER;
 
+    private static final Map<String, FinishReason> OPENAI = Map.of("stop", STOP, "length", LENGTH,
+            "tool_calls", TOOL_CALLS, "function_call", TOOL_CALLS, "content_filter", CONTENT_FILTER);
+    private static final Map<String, FinishReason> ANTHROPIC = Map.of("end_turn", STOP,
+            "stop_sequence", STOP_SEQUENCE, "max_tokens", LENGTH, "model_context_window_exceeded", LENGTH,
+            "tool_use", TOOL_CALLS, "refusal", CONTENT_FILTER);
+
     /** The value stored and carried on events: {@code stop}, {@code length}, ... */
     public String wire() {
         return name().toLowerCase(Locale.ROOT);
@@ -31,31 +38,12 @@ public enum FinishReason {
 
     /** An OpenAI {@code finish_reason}; null for one onejob does not map (or none). */
     public static FinishReason fromOpenAi(String reason) {
-        if (reason == null) {
-            return null;
-        }
-        return switch (reason) {
-            case "stop" -> STOP;
-            case "length" -> LENGTH;
-            case "tool_calls", "function_call" -> TOOL_CALLS;
-            case "content_filter" -> CONTENT_FILTER;
-            default -> null;
-        };
+        return reason == null ? null : OPENAI.get(reason);
     }
 
     /** An Anthropic {@code stop_reason}; null for one onejob does not map (or none). */
     public static FinishReason fromAnthropic(String reason) {
-        if (reason == null) {
-            return null;
-        }
-        return switch (reason) {
-            case "end_turn" -> STOP;
-            case "stop_sequence" -> STOP_SEQUENCE;
-            case "max_tokens", "model_context_window_exceeded" -> LENGTH;
-            case "tool_use" -> TOOL_CALLS;
-            case "refusal" -> CONTENT_FILTER;
-            default -> null;
-        };
+        return reason == null ? null : ANTHROPIC.get(reason);
     }
 
     /** As OpenAI writes it; a reason not known is answered as {@code stop}. */

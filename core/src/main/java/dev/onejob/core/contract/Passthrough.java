@@ -11,17 +11,22 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The built-in {@value #ID} contract ({@code contracts/passthrough.yaml} on the classpath): the job of every call
  * to the provider-compatible endpoints. Its variables are the call in one neutral form, whichever wire it came in
- * on: {@code system}, {@code messages} ({@code user}/{@code assistant} texts), {@code temperature}, {@code top_p},
- * {@code max_tokens}, {@code stop}, and for structured output {@code output_schema} with its {@code schema_name}.
+ * on: {@code system}, {@code messages} ({@code user}/{@code assistant} texts, an assistant's {@code tool_calls},
+ * {@code tool} messages answering them), {@code temperature}, {@code top_p}, {@code max_tokens}, {@code stop},
+ * {@code tools} with {@code tool_choice}, and for structured output {@code output_schema} with its
+ * {@code schema_name}.
  *
- * <p>A call's output schema is its job's output schema, held to the contracts' rule: its top level forbids keys it
- * does not define ({@code additionalProperties: false} is added when absent, and {@code true} is refused), so an
- * invented key fails the job's contract. Being the caller's, it is compiled as an untrusted schema
+ * <p>A call's output schema is its job's output schema, exactly as the caller sent it, and so is its {@code strict}
+ * flag ({@code schema_strict}, OpenAI's {@code json_schema.strict}): onejob's own check of an answer is that schema, so
+ * an answer the provider would have accepted for the caller directly is accepted through onejob, and an answer that
+ * breaks it fails the job's contract. Being the caller's, it is compiled as an untrusted schema
  * ({@link JsonSchemas#fromUntrusted}): references only inside it, bounded, patterns in RE2. Certification for
  * {@value #ID} runs the golden inputs of the file, which carry their own schemas, through the same adapters.
  */
@@ -46,24 +51,25 @@ public final class Passthrough {
         }
     }
 
-    /** Why these (schema-valid) variables still cannot be a call: an output schema that cannot be one. */
+    /**
+     * Why these (schema-valid) variables still cannot be a call: an output schema that cannot be one, or tools that
+     * do not fit together.
+     */
     static List<String> problems(JsonNode variables) {
+        List<String> problems = new ArrayList<>(toolProblems(variables));
         JsonNode schema = variables.get("output_schema");
         if (schema == null) {
-            return List.of();
+            if (variables.has("schema_strict")) {
+                problems.add("schema_strict needs an output schema");
+            }
+            return problems;
         }
-        List<String> problems = new ArrayList<>();
         if (!"object".equals(schema.path("type").asText())) {
-            problems.add("output_schema must be a JSON Schema with type: object");
-        }
-        JsonNode extra = schema.get("additionalProperties");
-        if (extra != null && !(extra.isBoolean() && !extra.asBoolean())) {
-            problems.add("output_schema.additionalProperties must be false (or absent): an answer with a key the "
-                    + "schema does not define breaks the contract");
+            problems.add("output_schema must be a JSON Schema with type: object (a job's result is a JSON object)");
         }
         if (problems.isEmpty()) {
             try {
-                JsonSchemas.fromUntrusted(closed(schema));
+                JsonSchemas.fromUntrusted(schema);
             } catch (SchemaRefusedException e) {
                 problems.add("output_schema is refused: " + e.getMessage());
             } catch (RuntimeException e) {
@@ -73,26 +79,79 @@ public final class Passthrough {
         return problems;
     }
 
+    private static List<String> toolProblems(JsonNode variables) {
+        List<String> problems = new ArrayList<>();
+        JsonNode tools = variables.get("tools");
+        JsonNode choice = variables.get("tool_choice");
+        Set<String> names = new HashSet<>();
+        if (tools != null) {
+            tools.forEach(tool -> {
+                if (!names.add(tool.path("name").asText())) {
+                    problems.add("tools: '" + tool.path("name").asText() + "' is declared twice");
+                }
+            });
+        }
+        if (tools != null && variables.has("output_schema")) {
+            problems.add("tools and a JSON schema response format together are not passed through: send one");
+        }
+        if (choice != null && tools == null) {
+            problems.add("tool_choice needs tools");
+        }
+        if (choice != null && "tool".equals(choice.path("type").asText()) != choice.has("name")) {
+            problems.add("tool_choice names a tool when, and only when, its type is 'tool'");
+        }
+        if (choice != null && choice.has("name") && !names.contains(choice.get("name").asText())) {
+            problems.add("tool_choice names '" + choice.get("name").asText() + "', which is not among the tools");
+        }
+        JsonNode messages = variables.path("messages");
+        for (int i = 0; i < messages.size(); i++) {
+            JsonNode message = messages.get(i);
+            String role = message.path("role").asText();
+            if (message.has("tool_calls") && !"assistant".equals(role)) {
+                problems.add("messages[" + i + "]: only an assistant message calls tools");
+            }
+            if ("tool".equals(role) != message.has("tool_call_id")) {
+                problems.add("messages[" + i + "]: a tool message, and only one, answers a tool call (tool_call_id)");
+            }
+            if (message.has("is_error") && !"tool".equals(role)) {
+                problems.add("messages[" + i + "]: only a tool message has is_error");
+            }
+        }
+        return problems;
+    }
+
     /** The prompt of one call; the variables were validated when the job was accepted. */
     static Prompt prompt(Contract contract, JsonNode variables) {
         List<Prompt.Turn> turns = new ArrayList<>();
         for (JsonNode message : variables.path("messages")) {
-            turns.add(new Prompt.Turn(message.path("role").asText(), message.path("content").asText()));
+            List<Prompt.ToolCall> calls = new ArrayList<>();
+            message.path("tool_calls").forEach(call -> calls.add(new Prompt.ToolCall(call.path("id").asText(),
+                    call.path("name").asText(), call.path("arguments"))));
+            turns.add(new Prompt.Turn(message.path("role").asText(), message.path("content").asText(), calls,
+                    message.path("tool_call_id").asText(null), message.path("is_error").asBoolean(false)));
         }
         List<String> stop = new ArrayList<>();
         variables.path("stop").forEach(s -> stop.add(s.asText()));
         JsonNode schema = variables.get("output_schema");
-        ObjectNode closed = schema == null ? null : closed(schema);
         return new Prompt(contract.id(), variables.path("system").asText(""), turns, number(variables, "temperature"),
-                number(variables, "top_p"), variables.path("max_tokens").asInt(contract.maxTokens()), stop, closed,
+                number(variables, "top_p"), variables.path("max_tokens").asInt(contract.maxTokens()), stop, schema,
                 variables.path("schema_name").asText(DEFAULT_SCHEMA_NAME),
-                closed == null ? null : JsonSchemas.fromUntrusted(closed));
+                schema == null ? null : JsonSchemas.fromUntrusted(schema), tools(variables),
+                variables.has("schema_strict") ? variables.get("schema_strict").asBoolean() : null);
     }
 
-    private static ObjectNode closed(JsonNode schema) {
-        ObjectNode copy = (ObjectNode) schema.deepCopy();
-        copy.put("additionalProperties", false);
-        return copy;
+    private static Prompt.Tools tools(JsonNode variables) {
+        JsonNode tools = variables.get("tools");
+        if (tools == null) {
+            return null;
+        }
+        List<Prompt.Tool> list = new ArrayList<>();
+        tools.forEach(tool -> list.add(new Prompt.Tool(tool.path("name").asText(),
+                tool.path("description").asText(""), tool.path("parameters"),
+                tool.has("strict") ? tool.get("strict").asBoolean() : null)));
+        JsonNode choice = variables.path("tool_choice");
+        return new Prompt.Tools(list, choice.path("type").asText("auto"), choice.path("name").asText(null),
+                choice.has("parallel") ? choice.get("parallel").asBoolean() : null);
     }
 
     private static Double number(JsonNode variables, String field) {

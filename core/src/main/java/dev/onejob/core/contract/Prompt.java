@@ -2,7 +2,10 @@ package dev.onejob.core.contract;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.json.JsonSchemas;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * One call's prompt, rendered and ready for any wire protocol: what every provider adapter sends, whichever way the
@@ -18,22 +21,78 @@ import java.util.List;
  * @param outputSchema   the JSON Schema the answer must follow, or null for a free-text answer
  * @param schemaName     the name the schema is sent under ({@code [a-zA-Z0-9_-]{1,64}})
  * @param outputValidator validates a structured answer; null for free text
+ * @param tools          the tools the model may call, and how it may choose; null for a call without tools
+ * @param strict         whether the provider is asked to keep the output schema strictly (OpenAI's
+ *                       {@code json_schema.strict}): true for a contract's schema, the caller's flag for a passthrough
+ *                       call (null when it sent none: the provider's default)
  */
 public record Prompt(String contractId, String system, List<Turn> turns, Double temperature, Double topP,
                      int maxTokens, List<String> stop, JsonNode outputSchema, String schemaName,
-                     JsonSchemas outputValidator) {
+                     JsonSchemas outputValidator, Tools tools, Boolean strict) {
 
     /** The key of a free-text answer's one field: such an answer is stored as {@code {"text": "..."}}. */
     public static final String TEXT = "text";
+    /** The key of the tool calls of an answer that calls tools: {@code {"text": "...", "tool_calls": [...]}}. */
+    public static final String TOOL_CALLS = "tool_calls";
     private static final int MAX_SCHEMA_NAME = 64;
 
-    /** One message of the conversation: {@code user} or {@code assistant}, and its text. */
-    public record Turn(String role, String text) {
+    /**
+     * One message of the conversation: {@code user}, {@code assistant} or {@code tool}, and its text. An assistant
+     * turn may call tools ({@code toolCalls}, empty for none); a tool turn answers one call ({@code toolCallId}),
+     * {@code error} when the tool failed.
+     */
+    public record Turn(String role, String text, List<ToolCall> toolCalls, String toolCallId, boolean error) {
+        public Turn {
+            toolCalls = List.copyOf(toolCalls);
+        }
+
+        /** A plain text message. */
+        public Turn(String role, String text) {
+            this(role, text, List.of(), null, false);
+        }
+    }
+
+    /** One call of a tool: the call's id (the provider's), the tool's name and its arguments (a JSON object). */
+    public record ToolCall(String id, String name, JsonNode arguments) {
+    }
+
+    /** One tool: its name, what it does ("" for nothing said), its parameters' JSON Schema, and OpenAI's strict flag. */
+    public record Tool(String name, String description, JsonNode parameters, Boolean strict) {
+    }
+
+    /**
+     * The tools of a call and how the model may use them.
+     *
+     * @param list     the tools, in the caller's order
+     * @param choice   {@code auto} (the model decides), {@code none}, {@code required} (at least one call) or
+     *                 {@code tool} (a call of {@code name})
+     * @param name     the tool a {@code tool} choice names; null otherwise
+     * @param parallel whether the model may call several tools in one answer; null leaves the provider's default
+     */
+    public record Tools(List<Tool> list, String choice, String name, Boolean parallel) {
+        public Tools {
+            list = List.copyOf(list);
+        }
+
+        /** The names of the tools. */
+        public Set<String> names() {
+            Set<String> names = new HashSet<>();
+            list.forEach(tool -> names.add(tool.name()));
+            return names;
+        }
     }
 
     public Prompt {
         turns = List.copyOf(turns);
         stop = List.copyOf(stop);
+    }
+
+    /** A contract's prompt: no tools, its output schema kept strictly. */
+    public Prompt(String contractId, String system, List<Turn> turns, Double temperature, Double topP,
+                  int maxTokens, List<String> stop, JsonNode outputSchema, String schemaName,
+                  JsonSchemas outputValidator) {
+        this(contractId, system, turns, temperature, topP, maxTokens, stop, outputSchema, schemaName,
+                outputValidator, null, Boolean.TRUE);
     }
 
     /** True when the answer must be a JSON object following {@link #outputSchema}; false for free text. */
@@ -43,17 +102,52 @@ public record Prompt(String contractId, String system, List<Turn> turns, Double 
 
     /**
      * Why {@code answer} cannot become a result: invalid against the output schema (which forbids invented keys),
-     * or, for free text, not the {@code {"text": "..."}} object the adapters make of a text answer.
+     * or, for free text, not the {@code {"text": "..."}} object the adapters make of a text answer, with the
+     * {@code tool_calls} of an answer that calls the call's tools: each with an id, naming a tool the call declared
+     * (a tool the model invented is no answer), its arguments an object.
      */
     public List<String> outputProblems(JsonNode answer) {
         if (answer == null || !answer.isObject()) {
             return List.of("the answer is not a JSON object");
         }
-        if (!structured()) {
-            return answer.size() == 1 && answer.path(TEXT).isTextual() ? List.of()
-                    : List.of("a free-text answer must be {\"text\": \"...\"}");
+        if (structured()) {
+            return outputValidator.violations(answer);
         }
-        return outputValidator.violations(answer);
+        if (!answer.path(TEXT).isTextual()) {
+            return List.of("a free-text answer must be {\"text\": \"...\"}");
+        }
+        if (!answer.has(TOOL_CALLS)) {
+            return answer.size() == 1 ? List.of() : List.of("a free-text answer must be {\"text\": \"...\"}");
+        }
+        if (answer.size() != 2 || tools == null || "none".equals(tools.choice())) {
+            return List.of("the answer calls tools the call did not offer");
+        }
+        return toolCallProblems(answer.get(TOOL_CALLS));
+    }
+
+    private List<String> toolCallProblems(JsonNode calls) {
+        if (!calls.isArray() || calls.isEmpty()) {
+            return List.of("tool_calls must be a non-empty array");
+        }
+        List<String> problems = new ArrayList<>();
+        Set<String> offered = tools.names();
+        for (int i = 0; i < calls.size(); i++) {
+            JsonNode call = calls.get(i);
+            if (!call.path("id").isTextual() || call.get("id").asText().isEmpty()) {
+                problems.add("tool_calls[" + i + "] has no id");
+            }
+            String name = call.path("name").asText("");
+            if (!offered.contains(name)) {
+                problems.add("tool_calls[" + i + "] calls '" + name + "', which is not among the call's tools "
+                        + offered);
+            } else if ("tool".equals(tools.choice()) && !name.equals(tools.name())) {
+                problems.add("tool_calls[" + i + "] calls '" + name + "', but the call chose '" + tools.name() + "'");
+            }
+            if (!call.path("arguments").isObject()) {
+                problems.add("tool_calls[" + i + "].arguments is not a JSON object");
+            }
+        }
+        return problems;
     }
 
     /** A contract id as a schema name: OpenAI accepts {@code [a-zA-Z0-9_-]{1,64}}. */

@@ -52,19 +52,65 @@ class PassthroughTest {
     }
 
     @Test
-    void anOutputSchemaForbidsInventedKeys() {
-        // given a schema that does not say additionalProperties
+    void anAnswerMayCallOnlyTheToolsTheCallOffered() {
+        // given a call offering one tool
         JsonNode variables = Json.parse("""
-                {"messages":[{"role":"user","content":"Hi"}],"output_schema":{"type":"object",
-                 "properties":{"mood":{"type":"string"}},"required":["mood"]}}""");
-
-        // when
+                {"messages":[{"role":"user","content":"Weather?"}],"tools":[{"name":"get_weather",
+                 "parameters":{"type":"object"}}],"tool_choice":{"type":"auto"}}""");
         Prompt prompt = passthrough.prompt(variables);
 
-        // then an answer with a key the schema does not define breaks the contract
-        assertEquals(false, prompt.outputSchema().get("additionalProperties").asBoolean(true));
-        assertEquals(List.of(), prompt.outputProblems(Json.parse("{\"mood\":\"fine\"}")));
-        assertFalse(prompt.outputProblems(Json.parse("{\"mood\":\"fine\",\"confidence\":1}")).isEmpty());
+        // then a call of it is an answer; an invented tool, a call without an id or arguments is not
+        assertEquals(List.of(), passthrough.variableProblems(variables));
+        assertEquals(List.of(), prompt.outputProblems(Json.parse("""
+                {"text":"","tool_calls":[{"id":"c1","name":"get_weather","arguments":{"city":"Oslo"}}]}""")));
+        assertEquals(1, prompt.outputProblems(Json.parse("""
+                {"text":"","tool_calls":[{"id":"c1","name":"launch_rocket","arguments":{}}]}""")).size());
+        assertEquals(2, prompt.outputProblems(Json.parse("""
+                {"text":"","tool_calls":[{"name":"get_weather","arguments":"{}"}]}""")).size());
+        // and a call without tools cannot be answered with tool calls
+        assertEquals(1, passthrough.prompt(Json.parse("{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}"))
+                .outputProblems(Json.parse("{\"text\":\"\",\"tool_calls\":[]}")).size());
+    }
+
+    @Test
+    void toolsThatDoNotFitTogetherAreRefusedByName() {
+        JsonNode variables = Json.parse("""
+                {"messages":[{"role":"user","content":"x","tool_call_id":"c1"},{"role":"tool","content":"y"}],
+                 "tools":[{"name":"a","parameters":{"type":"object"}},{"name":"a","parameters":{"type":"object"}}],
+                 "tool_choice":{"type":"tool","name":"b"},"output_schema":{"type":"object"}}""");
+
+        String all = String.join("\n", passthrough.variableProblems(variables));
+
+        for (String named : List.of("declared twice", "response format together", "'b', which is not among",
+                "messages[0]", "messages[1]")) {
+            assertTrue(all.contains(named), named + " in " + all);
+        }
+    }
+
+    @Test
+    void theCallersSchemaAndStrictFlagAreHonouredAsGiven() {
+        // given a schema that does not close its top level, and one that closes a nested object
+        JsonNode open = Json.parse("""
+                {"messages":[{"role":"user","content":"Hi"}],"output_schema":{"type":"object",
+                 "properties":{"mood":{"type":"string"}},"required":["mood"]}}""");
+        JsonNode nested = Json.parse("""
+                {"messages":[{"role":"user","content":"Hi"}],"schema_strict":true,"output_schema":{"type":"object",
+                 "additionalProperties":false,"required":["mood"],"properties":{"mood":{"type":"object",
+                 "additionalProperties":false,"required":["word"],"properties":{"word":{"type":"string"}}}}}}""");
+
+        // when
+        Prompt prompt = passthrough.prompt(open);
+        Prompt strict = passthrough.prompt(nested);
+
+        // then the schema is the caller's, to the letter, and onejob checks answers against exactly it
+        assertEquals(open.get("output_schema"), prompt.outputSchema());
+        assertEquals(null, prompt.strict());
+        assertEquals(List.of(), prompt.outputProblems(Json.parse("{\"mood\":\"fine\",\"confidence\":1}")));
+        assertFalse(prompt.outputProblems(Json.parse("{\"confidence\":1}")).isEmpty());
+        assertEquals(nested.get("output_schema"), strict.outputSchema());
+        assertEquals(Boolean.TRUE, strict.strict());
+        assertEquals(List.of(), strict.outputProblems(Json.parse("{\"mood\":{\"word\":\"fine\"}}")));
+        assertFalse(strict.outputProblems(Json.parse("{\"mood\":{\"word\":\"fine\",\"x\":1}}")).isEmpty());
     }
 
     @Test
@@ -79,16 +125,15 @@ class PassthroughTest {
     }
 
     @Test
-    void aSchemaThatAllowsExtraKeysOrIsNoObjectIsRefused() {
-        List<String> open = passthrough.variableProblems(Json.parse("""
-                {"messages":[{"role":"user","content":"Hi"}],"output_schema":{"type":"object",
-                 "additionalProperties":true}}"""));
+    void aSchemaThatIsNoObjectOrAStrictFlagWithoutASchemaIsRefused() {
         List<String> array = passthrough.variableProblems(Json.parse("""
                 {"messages":[{"role":"user","content":"Hi"}],"output_schema":{"type":"array"}}"""));
+        List<String> strictAlone = passthrough.variableProblems(Json.parse("""
+                {"messages":[{"role":"user","content":"Hi"}],"schema_strict":true}"""));
         List<String> noMessages = passthrough.variableProblems(Json.parse("{\"messages\":[]}"));
 
-        assertTrue(open.get(0).contains("additionalProperties must be false"), open.toString());
         assertTrue(array.get(0).contains("type: object"), array.toString());
+        assertTrue(strictAlone.get(0).contains("schema_strict needs an output schema"), strictAlone.toString());
         assertEquals(1, noMessages.size(), noMessages.toString());
     }
 

@@ -162,10 +162,11 @@ class LedgerQueriesPlanIT {
         String[] texts = pairs.stream().map(p -> "primary").toArray(String[]::new);
         String[] results = pairs.stream().map(p -> "{}").toArray(String[]::new);
         UUID[] tokens = pairs.stream().map(p -> UUID.randomUUID()).toArray(UUID[]::new);
+        String[] reasons = pairs.stream().map(p -> "stop").toArray(String[]::new);
         assertUsesIndex(new Statement(CompletionBatch.COMPLETE_ALL_IF_UNCLAIMED,
-                new Object[] {attemptIds, jobIds, texts, results, texts, tokens}), Set.of("attempts_pkey"));
+                new Object[] {attemptIds, jobIds, texts, results, texts, tokens, reasons}), Set.of("attempts_pkey"));
         assertUsesIndex(new Statement(CompletionBatch.COMPLETE_ALL_IF_UNCLAIMED,
-                new Object[] {attemptIds, jobIds, texts, results, texts, tokens}), Set.of("jobs_pkey"));
+                new Object[] {attemptIds, jobIds, texts, results, texts, tokens, reasons}), Set.of("jobs_pkey"));
     }
 
     @Test

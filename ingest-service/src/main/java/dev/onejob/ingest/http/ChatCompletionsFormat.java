@@ -14,15 +14,17 @@ import java.util.Set;
  * The OpenAI Chat Completions format of the drop-in endpoints ({@code POST /v1/chat/completions}).
  *
  * <p>Passes through {@code messages} ({@code system} and {@code developer} messages become the system text;
- * {@code user} and {@code assistant} messages the conversation; text content only), {@code temperature},
- * {@code top_p}, {@code max_tokens} or {@code max_completion_tokens}, {@code stop}, and {@code response_format}
- * ({@code text}, or {@code json_schema}, whose schema becomes the job's output schema). Accepts and ignores
- * {@code user}, {@code metadata}, {@code store} and {@code n: 1}. Refuses anything else (tools, {@code json_object},
- * logprobs, more than one choice) with the parameter named.
+ * {@code user}, {@code assistant} and {@code tool} messages the conversation, an assistant's {@code tool_calls}
+ * included; text content only), {@code tools} (functions), {@code tool_choice}, {@code parallel_tool_calls},
+ * {@code temperature}, {@code top_p}, {@code max_tokens} or {@code max_completion_tokens}, {@code stop}, and
+ * {@code response_format} ({@code text}, or {@code json_schema}, whose schema becomes the job's output schema).
+ * Accepts and ignores {@code user}, {@code metadata}, {@code store} and {@code n: 1}. Refuses anything else
+ * ({@code json_object}, logprobs, more than one choice, legacy {@code functions}) with the parameter named.
  */
 final class ChatCompletionsFormat implements DropInFormat {
     private static final Set<String> PASSED = Set.of("model", "messages", "temperature", "top_p", "max_tokens",
-            "max_completion_tokens", "stop", "response_format", "stream", "stream_options");
+            "max_completion_tokens", "stop", "response_format", "stream", "stream_options", "tools", "tool_choice",
+            "parallel_tool_calls");
     private static final Set<String> IGNORED = Set.of("user", "metadata", "store", "n");
 
     @Override
@@ -49,6 +51,7 @@ final class ChatCompletionsFormat implements DropInFormat {
         DropInFormat.number(body, "max_completion_tokens", variables, "max_tokens", problems);
         DropInFormat.stop(body.get("stop"), "stop", variables, problems);
         responseFormat(body.get("response_format"), variables, problems);
+        DropInTools.readOpenAi(body, variables, problems);
         boolean stream = DropInFormat.flag(body, "stream", problems);
         JsonNode options = body.path("stream_options");
         boolean includeUsage = options.path("include_usage").asBoolean(false);
@@ -77,16 +80,32 @@ final class ChatCompletionsFormat implements DropInFormat {
                     }
                 }
                 case "user", "assistant" -> {
-                    if (message.hasNonNull("tool_calls") || message.hasNonNull("function_call")) {
-                        problems.add("messages[" + i + "]: tool calls are not passed through");
+                    if (message.hasNonNull("function_call")) {
+                        problems.add("messages[" + i + "].function_call is not passed through: send tool_calls");
                     }
-                    String text = DropInFormat.text(message.get("content"), where, problems);
+                    boolean calls = "assistant".equals(role) && message.hasNonNull("tool_calls");
+                    JsonNode content = message.get("content");
+                    String text = calls && (content == null || content.isNull()) ? ""
+                            : DropInFormat.text(content, where, problems);
                     if (text != null) {
-                        turns.addObject().put("role", role).put("content", text);
+                        ObjectNode turn = turns.addObject().put("role", role).put("content", text);
+                        if (calls) {
+                            DropInTools.openAiCalls(message.get("tool_calls"), "messages[" + i + "].tool_calls", turn,
+                                    problems);
+                        }
+                    }
+                }
+                case "tool" -> {
+                    String text = DropInFormat.text(message.get("content"), where, problems);
+                    if (!message.path("tool_call_id").isTextual()) {
+                        problems.add("messages[" + i + "].tool_call_id is required: the call the tool answers");
+                    } else if (text != null) {
+                        turns.addObject().put("role", "tool").put("content", text)
+                                .put("tool_call_id", message.get("tool_call_id").asText());
                     }
                 }
                 default -> problems.add("messages[" + i + "].role '" + role + "' is not passed through (system, "
-                        + "developer, user and assistant are)");
+                        + "developer, user, assistant and tool are)");
             }
         }
         if (system.length() > 0) {
@@ -115,6 +134,14 @@ final class ChatCompletionsFormat implements DropInFormat {
                 if (spec.path("name").isTextual()) {
                     variables.put("schema_name", spec.get("name").asText());
                 }
+                JsonNode strict = spec.get("strict");
+                if (strict != null && !strict.isNull()) {
+                    if (strict.isBoolean()) {
+                        variables.put("schema_strict", strict.asBoolean());
+                    } else {
+                        problems.add("response_format.json_schema.strict must be true or false");
+                    }
+                }
             }
             case "json_object" -> problems.add("response_format 'json_object' is not passed through: an answer "
                     + "without a schema cannot be checked; send type 'json_schema' with the schema");
@@ -127,7 +154,16 @@ final class ChatCompletionsFormat implements DropInFormat {
         ObjectNode body = head(finished.head(), "chat.completion");
         ObjectNode choice = body.putArray("choices").addObject();
         choice.put("index", 0);
-        choice.putObject("message").put("role", "assistant").put("content", finished.text()).putNull("refusal");
+        ObjectNode message = choice.putObject("message").put("role", "assistant");
+        if (finished.toolCalls().isEmpty() || !finished.text().isEmpty()) {
+            message.put("content", finished.text());
+        } else {
+            message.putNull("content");
+        }
+        message.putNull("refusal");
+        if (!finished.toolCalls().isEmpty()) {
+            message.set("tool_calls", DropInTools.toOpenAi(finished.toolCalls(), false));
+        }
         choice.putNull("logprobs");
         choice.put("finish_reason", FinishReason.toOpenAi(finished.finishReason()));
         body.set("usage", usage(finished.usage()));
@@ -171,6 +207,11 @@ final class ChatCompletionsFormat implements DropInFormat {
             @Override
             public List<String> end(Finished finished) {
                 List<String> events = new ArrayList<>();
+                if (!finished.toolCalls().isEmpty()) {
+                    ObjectNode delta = Json.object();
+                    delta.set("tool_calls", DropInTools.toOpenAi(finished.toolCalls(), true));
+                    events.add(chunk(delta, null));
+                }
                 events.add(chunk(Json.object(), FinishReason.toOpenAi(finished.finishReason())));
                 if (includeUsage) {
                     ObjectNode last = head(head, "chat.completion.chunk");

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.config.Providers;
 import dev.onejob.core.contract.Passthrough;
+import dev.onejob.core.contract.Prompt;
 import dev.onejob.core.http.HttpCall;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.ledger.Attempt;
@@ -18,6 +19,7 @@ import dev.onejob.ingest.JobRequests;
 import dev.onejob.ingest.Principal;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -190,14 +192,21 @@ final class DropInApi {
         }
         Attempt winner = history.attempts().stream().filter(a -> a.id().equals(job.completedBy())).findFirst()
                 .orElse(null);
+        List<JsonNode> toolCalls = new ArrayList<>();
+        if (!structured(job)) {
+            job.result().path(Prompt.TOOL_CALLS).forEach(toolCalls::add);
+        }
         return Optional.of(new DropInFormat.Finished(head, text(job), winner == null ? null : winner.usage(),
-                winner == null ? null : winner.finishReason()));
+                winner == null ? null : winner.finishReason(), toolCalls));
     }
 
     /** A free-text answer's text, or a structured answer as JSON. */
     static String text(Job job) {
-        boolean structured = job.request().path("variables").has("output_schema");
-        return structured ? Json.write(job.result()) : job.result().path("text").asText();
+        return structured(job) ? Json.write(job.result()) : job.result().path(Prompt.TEXT).asText();
+    }
+
+    private static boolean structured(Job job) {
+        return job.request().path("variables").has("output_schema");
     }
 
     static DropInFormat.Finished.Head head(DropInFormat format, Job job, String model) {

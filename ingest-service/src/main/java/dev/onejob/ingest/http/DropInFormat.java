@@ -15,8 +15,8 @@ import java.util.Set;
  * {@link dev.onejob.core.contract.Passthrough} job, and how a finished job is answered in its shape.
  *
  * <p>Made by {@link ChatCompletionsFormat} ({@code POST /v1/chat/completions}) and {@link MessagesFormat}
- * ({@code POST /v1/messages}); consumed by {@link DropInApi}. A request the format cannot pass through faithfully (a
- * tool, an image, more than one choice) is refused with the parameter named, never silently changed.
+ * ({@code POST /v1/messages}); consumed by {@link DropInApi}. A request the format cannot pass through faithfully (an
+ * image, more than one choice) is refused with the parameter named, never silently changed.
  */
 interface DropInFormat {
 
@@ -51,8 +51,19 @@ interface DropInFormat {
      * @param text         the answer's text: the free text, or the structured result as JSON
      * @param usage        what the winning attempt's provider billed; null when it reported nothing
      * @param finishReason why the winning attempt's provider stopped; null when it said nothing onejob maps
+     * @param toolCalls    the answer's calls of the call's tools ({@code id}, {@code name}, {@code arguments}), in
+     *                     the job's neutral form; empty for none
      */
-    record Finished(Head head, String text, Usage usage, FinishReason finishReason) {
+    record Finished(Head head, String text, Usage usage, FinishReason finishReason, List<JsonNode> toolCalls) {
+        public Finished {
+            toolCalls = List.copyOf(toolCalls);
+        }
+
+        /** An answer without tool calls. */
+        public Finished(Head head, String text, Usage usage, FinishReason finishReason) {
+            this(head, text, usage, finishReason, List.of());
+        }
+
         /** The answer's id (from the job's), the model alias and when the job was created (epoch seconds). */
         record Head(String id, String model, long created) {
         }

@@ -14,14 +14,15 @@ import java.util.Set;
  * The Anthropic Messages format of the drop-in endpoints ({@code POST /v1/messages}).
  *
  * <p>Passes through {@code system} (a string or text blocks), {@code messages} ({@code user} and {@code assistant},
- * text content only), {@code max_tokens} (required, as Anthropic requires it), {@code temperature}, {@code top_p},
+ * text, {@code tool_use} and {@code tool_result} blocks), {@code tools} (custom tools), {@code tool_choice},
+ * {@code max_tokens} (required, as Anthropic requires it), {@code temperature}, {@code top_p},
  * {@code stop_sequences}, and {@code output_config.format} of type {@code json_schema}, whose schema becomes the
- * job's output schema. Accepts and ignores {@code metadata}. Refuses anything else (tools, images, thinking,
+ * job's output schema. Accepts and ignores {@code metadata}. Refuses anything else (images, server tools, thinking,
  * {@code top_k}) with the parameter named.
  */
 final class MessagesFormat implements DropInFormat {
     private static final Set<String> PASSED = Set.of("model", "system", "messages", "max_tokens", "temperature",
-            "top_p", "stop_sequences", "output_config", "stream");
+            "top_p", "stop_sequences", "output_config", "stream", "tools", "tool_choice");
     private static final Set<String> IGNORED = Set.of("metadata");
 
     @Override
@@ -52,6 +53,7 @@ final class MessagesFormat implements DropInFormat {
         DropInFormat.number(body, "top_p", variables, "top_p", problems);
         DropInFormat.stop(body.get("stop_sequences"), "stop_sequences", variables, problems);
         outputConfig(body.get("output_config"), variables, problems);
+        DropInTools.readAnthropic(body, variables, problems);
         boolean stream = DropInFormat.flag(body, "stream", problems);
         return new Call(model, variables, stream, true, problems);
     }
@@ -69,10 +71,72 @@ final class MessagesFormat implements DropInFormat {
                 problems.add("messages[" + i + "].role must be 'user' or 'assistant'");
                 continue;
             }
-            String text = DropInFormat.text(message.get("content"), "messages[" + i + "].content", problems);
+            JsonNode content = message.get("content");
+            if (content != null && content.isArray() && hasToolBlocks(content)) {
+                blocks(content, role, "messages[" + i + "].content", turns, problems);
+                continue;
+            }
+            String text = DropInFormat.text(content, "messages[" + i + "].content", problems);
             if (text != null) {
                 turns.addObject().put("role", role).put("content", text);
             }
+        }
+    }
+
+    private static boolean hasToolBlocks(JsonNode content) {
+        for (JsonNode block : content) {
+            String type = block.path("type").asText();
+            if (type.equals("tool_use") || type.equals("tool_result")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * A message with tool blocks: an assistant's text and {@code tool_use} blocks become one turn with its calls; a
+     * user's {@code tool_result} blocks become one tool turn each, its text blocks a user turn after them.
+     */
+    private static void blocks(JsonNode content, String role, String where, ArrayNode turns, List<String> problems) {
+        StringBuilder text = new StringBuilder();
+        ArrayNode calls = Json.MAPPER.createArrayNode();
+        for (int b = 0; b < content.size(); b++) {
+            JsonNode block = content.get(b);
+            String at = where + "[" + b + "]";
+            switch (block.path("type").asText("") + ":" + role) {
+                case "text:user", "text:assistant" -> text.append(block.path("text").asText());
+                case "tool_use:assistant" -> {
+                    if (!block.path("id").isTextual() || !block.path("name").isTextual()
+                            || !block.path("input").isObject()) {
+                        problems.add(at + ": a tool_use block needs an id, a name and an input object");
+                    } else {
+                        calls.addObject().put("id", block.get("id").asText()).put("name", block.get("name").asText())
+                                .set("arguments", block.get("input"));
+                    }
+                }
+                case "tool_result:user" -> {
+                    JsonNode result = block.get("content");
+                    String resultText = result == null || result.isNull() ? ""
+                            : DropInFormat.text(result, at + ".content", problems);
+                    if (!block.path("tool_use_id").isTextual()) {
+                        problems.add(at + ".tool_use_id is required: the tool_use it answers");
+                    } else if (resultText != null) {
+                        ObjectNode turn = turns.addObject().put("role", "tool").put("content", resultText)
+                                .put("tool_call_id", block.get("tool_use_id").asText());
+                        if (block.path("is_error").asBoolean(false)) {
+                            turn.put("is_error", true);
+                        }
+                    }
+                }
+                default -> problems.add(at + ": a '" + block.path("type").asText("?") + "' block in a " + role
+                        + " message is not passed through (text, an assistant's tool_use and a user's tool_result "
+                        + "are)");
+            }
+        }
+        if (!calls.isEmpty()) {
+            turns.addObject().put("role", role).put("content", text.toString()).set("tool_calls", calls);
+        } else if (text.length() > 0) {
+            turns.addObject().put("role", role).put("content", text.toString());
         }
     }
 
@@ -99,7 +163,11 @@ final class MessagesFormat implements DropInFormat {
     @Override
     public ObjectNode answer(Finished finished) {
         ObjectNode message = message(finished.head());
-        message.putArray("content").addObject().put("type", "text").put("text", finished.text());
+        ArrayNode content = message.putArray("content");
+        if (finished.toolCalls().isEmpty() || !finished.text().isEmpty()) {
+            content.addObject().put("type", "text").put("text", finished.text());
+        }
+        finished.toolCalls().forEach(call -> content.add(DropInTools.toAnthropic(call)));
         message.put("stop_reason", FinishReason.toAnthropic(finished.finishReason()));
         message.putNull("stop_sequence");
         message.set("usage", usage(finished.usage(), false));
@@ -160,16 +228,32 @@ final class MessagesFormat implements DropInFormat {
 
             @Override
             public List<String> end(Finished finished) {
+                List<String> events = new ArrayList<>();
+                events.add(blockStop(0));
+                for (int i = 0; i < finished.toolCalls().size(); i++) {
+                    ObjectNode block = DropInTools.toAnthropic(finished.toolCalls().get(i));
+                    String input = Json.write(block.get("input"));
+                    block.putObject("input");
+                    ObjectNode start = Json.object().put("type", "content_block_start").put("index", i + 1);
+                    start.set("content_block", block);
+                    ObjectNode delta = Json.object().put("type", "content_block_delta").put("index", i + 1);
+                    delta.putObject("delta").put("type", "input_json_delta").put("partial_json", input);
+                    events.add(DropInFormat.event("content_block_start", start));
+                    events.add(DropInFormat.event("content_block_delta", delta));
+                    events.add(blockStop(i + 1));
+                }
                 ObjectNode delta = Json.object().put("type", "message_delta");
                 delta.putObject("delta").put("stop_reason", FinishReason.toAnthropic(finished.finishReason()))
                         .putNull("stop_sequence");
-                ObjectNode full = usage(finished.usage(), false);
-                delta.set("usage", full);
-                return List.of(
-                        DropInFormat.event("content_block_stop", Json.object().put("type", "content_block_stop")
-                                .put("index", 0)),
-                        DropInFormat.event("message_delta", delta),
-                        DropInFormat.event("message_stop", Json.object().put("type", "message_stop")));
+                delta.set("usage", usage(finished.usage(), false));
+                events.add(DropInFormat.event("message_delta", delta));
+                events.add(DropInFormat.event("message_stop", Json.object().put("type", "message_stop")));
+                return events;
+            }
+
+            private String blockStop(int index) {
+                return DropInFormat.event("content_block_stop", Json.object().put("type", "content_block_stop")
+                        .put("index", index));
             }
 
             @Override

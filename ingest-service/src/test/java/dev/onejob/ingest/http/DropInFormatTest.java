@@ -41,7 +41,7 @@ class DropInFormatTest {
                              {"role":"user","content":"How are you?"}],
                  "system":"Be brief.\\nAnswer in JSON.","temperature":0.2,"top_p":0.9,"max_tokens":50,
                  "stop":["END"],"output_schema":{"type":"object","properties":{"mood":{"type":"string"}},
-                 "required":["mood"]},"schema_name":"mood"}"""), call.variables());
+                 "required":["mood"]},"schema_name":"mood","schema_strict":true}"""), call.variables());
     }
 
     @Test
@@ -54,7 +54,7 @@ class DropInFormatTest {
 
         // then each is named
         String all = String.join("\n", call.problems());
-        for (String named : List.of("tools", "logprobs", "'n' must be 1", "image_url", "role 'tool'", "json_object",
+        for (String named : List.of("tools", "logprobs", "'n' must be 1", "image_url", "tool_call_id", "json_object",
                 "'stream_options' is only allowed")) {
             assertTrue(all.contains(named), named + " in " + all);
         }
@@ -77,7 +77,58 @@ class DropInFormatTest {
     }
 
     @Test
-    void anAnthropicCallWithoutMaxTokensOrWithToolsIsRefused() {
+    void aToolConversationIsTheSameJobFromEitherFormat() {
+        // given one agent step, as each SDK sends it
+        DropInFormat.Call openAi = DropInApi.OPENAI.read(Json.parse("""
+                {"model":"fast","max_tokens":300,"messages":[
+                  {"role":"user","content":"Weather in Paris?"},
+                  {"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function",
+                    "function":{"name":"get_weather","arguments":"{\\"city\\":\\"Paris\\"}"}}]},
+                  {"role":"tool","tool_call_id":"call_1","content":"sunny"}],
+                 "tools":[{"type":"function","function":{"name":"get_weather","description":"Weather",
+                   "parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}],
+                 "tool_choice":"required","parallel_tool_calls":false}"""));
+        DropInFormat.Call anthropic = DropInApi.ANTHROPIC.read(Json.parse("""
+                {"model":"fast","max_tokens":300,"messages":[
+                  {"role":"user","content":"Weather in Paris?"},
+                  {"role":"assistant","content":[{"type":"tool_use","id":"call_1","name":"get_weather",
+                    "input":{"city":"Paris"}}]},
+                  {"role":"user","content":[{"type":"tool_result","tool_use_id":"call_1","content":"sunny"}]}],
+                 "tools":[{"name":"get_weather","description":"Weather",
+                   "input_schema":{"type":"object","properties":{"city":{"type":"string"}}}}],
+                 "tool_choice":{"type":"any","disable_parallel_tool_use":true}}"""));
+
+        // then both read into the same neutral variables: the same job, whichever SDK retries it
+        assertEquals(List.of(), openAi.problems());
+        assertEquals(List.of(), anthropic.problems());
+        assertEquals(openAi.variables(), anthropic.variables());
+        assertEquals(Json.parse("""
+                {"name":"get_weather","arguments":{"city":"Paris"},"id":"call_1"}"""),
+                openAi.variables().at("/messages/1/tool_calls/0"));
+        assertEquals(Json.parse("""
+                {"type":"required","parallel":false}"""), openAi.variables().get("tool_choice"));
+    }
+
+    @Test
+    void anAnswerThatCallsToolsIsWrittenInEachShape() {
+        JsonNode call = Json.parse("""
+                {"id":"call_9","name":"get_time","arguments":{"city":"Oslo"}}""");
+        DropInFormat.Finished finished = new DropInFormat.Finished(new DropInFormat.Finished.Head("id-1", "fast", 7),
+                "", new Usage(10, 2, 0), FinishReason.TOOL_CALLS, List.of(call));
+
+        JsonNode openAi = DropInApi.OPENAI.answer(finished);
+        assertTrue(openAi.at("/choices/0/message/content").isNull());
+        assertEquals("{\"city\":\"Oslo\"}", openAi.at("/choices/0/message/tool_calls/0/function/arguments").asText());
+        assertEquals("tool_calls", openAi.at("/choices/0/finish_reason").asText());
+        JsonNode anthropic = DropInApi.ANTHROPIC.answer(finished);
+        assertEquals(Json.parse("""
+                [{"type":"tool_use","id":"call_9","name":"get_time","input":{"city":"Oslo"}}]"""),
+                anthropic.get("content"));
+        assertEquals("tool_use", anthropic.get("stop_reason").asText());
+    }
+
+    @Test
+    void anAnthropicCallWithoutMaxTokensOrWithEmptyToolsIsRefused() {
         DropInFormat.Call call = DropInApi.ANTHROPIC.read(Json.parse("""
                 {"model":"careful","messages":[{"role":"user","content":"Hi"}],"tools":[],"top_k":3}"""));
 

@@ -8,6 +8,7 @@ import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.config.Providers;
 import dev.onejob.core.contract.Contract;
 import dev.onejob.core.contract.Contracts;
+import dev.onejob.core.contract.Passthrough;
 import dev.onejob.core.json.JsonNumbers;
 import dev.onejob.core.json.StorableText;
 import dev.onejob.core.ledger.NewJob;
@@ -18,6 +19,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * Turns a job request, as sent over HTTP or on {@code job-requests}, into a {@link NewJob}, or into the list of
@@ -123,12 +125,23 @@ public final class JobRequests {
                 problems.add("fallback '" + fallback + "' is also the target");
             }
         }
+        if (problems.isEmpty() && contract.passthrough()) {
+            protocolProblems(variables, target, fallbacks, problems);
+        }
         if (!problems.isEmpty()) {
             return new Validated(null, List.copyOf(problems));
         }
         return new Validated(new NewJob(ownerId, idempotencyKey, request, contractId, target, fallbacks,
                 budget(ownerId, contract, variables, target, fallbacks),
                 cooldowns.firstProvider(contractId, target, fallbacks)), List.of());
+    }
+
+    /** A passthrough call with a parameter only one protocol takes may go to providers of that protocol only. */
+    private void protocolProblems(JsonNode variables, String target, List<String> fallbacks, List<String> problems) {
+        Passthrough.onlyFor(variables).ifPresent(protocol -> Stream.concat(Stream.of(target), fallbacks.stream())
+                .filter(id -> providers.find(id).orElseThrow().protocol() != protocol)
+                .forEach(id -> problems.add("variables " + Passthrough.protocolOnly(variables) + " only "
+                        + protocol.wireName() + " providers take; '" + id + "' speaks another protocol")));
     }
 
     private NewJob.Budget budget(String ownerId, Contract contract, JsonNode variables, String target,

@@ -217,6 +217,28 @@ class DropInToolsIT {
     }
 
     @Test
+    void aParameterOnlyOneProtocolTakesRoutesTheJobToThatProtocolsProviders() {
+        // when an OpenAI call with a seed names an alias whose target speaks Anthropic's protocol
+        HttpResponseFor<ChatCompletion> seeded = dropIn.openAi().chat().completions().withRawResponse().create(
+                ChatCompletionCreateParams.builder().model("careful").addUserMessage("I loved it").seed(7)
+                        .putAdditionalHeader("Idempotency-Key", "seed-" + UUID.randomUUID()).build());
+
+        // then it ran on the alias's OpenAI-protocol provider only, which no translation would have to drop it for
+        JsonNode job = dropIn.pipeline().job(seeded.headers().values("onejob-job-id").get(0));
+        assertEquals("primary", job.path("target").asText(), job.toString());
+        assertEquals(0, job.path("fallbacks").size(), job.toString());
+
+        // and an Anthropic call with top_k on an alias of OpenAI-protocol providers only is refused, naming it
+        com.anthropic.errors.BadRequestException refused = assertThrows(
+                com.anthropic.errors.BadRequestException.class, () -> dropIn.anthropic().messages().create(
+                        MessageCreateParams.builder().model("primary-only").maxTokens(100)
+                                .putAdditionalBodyProperty("top_k", com.anthropic.core.JsonValue.from(5))
+                                .addUserMessage("I loved it")
+                                .putAdditionalHeader("Idempotency-Key", "topk-" + UUID.randomUUID()).build()));
+        assertTrue(refused.getMessage().contains("top_k"), refused.getMessage());
+    }
+
+    @Test
     void theSameKeyWithOtherToolsIsAConflictNotAGuess() {
         // given a call with one tool, answered
         String key = "tools-" + UUID.randomUUID();

@@ -55,6 +55,8 @@ public final class AnthropicMessagesClient implements ProviderClient {
             if (!prompt.stop().isEmpty()) {
                 prompt.stop().forEach(body.putArray("stop_sequences")::add);
             }
+            Prompt.ANTHROPIC_OPTIONS.stream().filter(prompt.options()::containsKey)
+                    .forEach(name -> body.set(name, prompt.options().get(name)));
             return body;
         }, sink);
     }

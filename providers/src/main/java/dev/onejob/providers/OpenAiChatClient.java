@@ -61,7 +61,9 @@ public final class OpenAiChatClient implements ProviderClient {
         if (prompt.topP() != null) {
             body.put("top_p", prompt.topP());
         }
-        body.put("max_tokens", prompt.maxTokens());
+        body.put(provider.maxTokensField(), prompt.maxTokens());
+        Prompt.OPENAI_OPTIONS.stream().filter(prompt.options()::containsKey)
+                .forEach(name -> body.set(name, prompt.options().get(name)));
         if (!prompt.stop().isEmpty()) {
             prompt.stop().forEach(body.putArray("stop")::add);
         }

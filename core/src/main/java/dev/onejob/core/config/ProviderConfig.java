@@ -20,7 +20,12 @@ import java.time.Duration;
 public record ProviderConfig(String id, ProviderProtocol protocol, URI baseUrl, String model, String apiKeyEnv,
                              String tokenizer, int contextWindow, Duration softTimeout, Duration hardTimeout,
                              Prices prices, Duration maxDuration, RetryPolicy retry, int maxAnswerBytes,
-                             Cooldown cooldown) {
+                             Cooldown cooldown, String maxTokensField) {
+    /** The request field that bounds a call's output, unless the providers file names another. */
+    public static final String MAX_TOKENS = "max_tokens";
+    /** What OpenAI's reasoning models take instead of {@code max_tokens}, which they refuse. */
+    public static final String MAX_COMPLETION_TOKENS = "max_completion_tokens";
+
     /** A streamed answer may flow for an hour by default: 200,000 tokens at 60 tokens a second take 56 minutes. */
     public static final Duration DEFAULT_MAX_DURATION = Duration.ofHours(1);
     /** The largest answer stored from a provider by default. */
@@ -36,6 +41,10 @@ public record ProviderConfig(String id, ProviderProtocol protocol, URI baseUrl, 
         if (maxDuration.compareTo(hardTimeout) < 0) {
             throw new IllegalArgumentException("max_duration (" + maxDuration + ") must not be shorter than"
                     + " hard_timeout (" + hardTimeout + ")");
+        }
+        if (!MAX_TOKENS.equals(maxTokensField) && !MAX_COMPLETION_TOKENS.equals(maxTokensField)) {
+            throw new IllegalArgumentException("max_tokens_field must be max_tokens or max_completion_tokens, was "
+                    + maxTokensField);
         }
         if (maxAnswerBytes < 1 || maxAnswerBytes > ANSWER_BYTES_LIMIT) {
             throw new IllegalArgumentException("max_answer_bytes must be 1.." + ANSWER_BYTES_LIMIT + ", was "
@@ -54,6 +63,15 @@ public record ProviderConfig(String id, ProviderProtocol protocol, URI baseUrl, 
     public int answerLimit(Integer maxTokens) {
         long fromCall = maxTokens == null ? 0 : (long) maxTokens * BYTES_PER_TOKEN_BOUND;
         return (int) Math.min(ANSWER_BYTES_LIMIT, Math.max(maxAnswerBytes, fromCall));
+    }
+
+    /** A provider that bounds a call's output with {@code max_tokens}. */
+    public ProviderConfig(String id, ProviderProtocol protocol, URI baseUrl, String model, String apiKeyEnv,
+                          String tokenizer, int contextWindow, Duration softTimeout, Duration hardTimeout,
+                          Prices prices, Duration maxDuration, RetryPolicy retry, int maxAnswerBytes,
+                          Cooldown cooldown) {
+        this(id, protocol, baseUrl, model, apiKeyEnv, tokenizer, contextWindow, softTimeout, hardTimeout, prices,
+                maxDuration, retry, maxAnswerBytes, cooldown, MAX_TOKENS);
     }
 
     /** A provider with the default whole-answer bound, retries and answer size. */

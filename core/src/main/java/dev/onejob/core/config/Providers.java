@@ -35,6 +35,7 @@ import java.util.Set;
  *       initial_backoff: 1s          #   doubled per retry, unless the provider says when (Retry-After, ...)
  *       max_backoff: 60s
  *     max_answer_bytes: 8388608      # optional: the largest answer stored (a call's max_tokens may allow more)
+ *     max_tokens_field: max_tokens   # optional, openai-chat: or max_completion_tokens (reasoning models)
  *     cooldown:                      # optional: after more than allowed_fails refusals within window, new jobs
  *       allowed_fails: 3             #   with a certified fallback start there, for duration after the last one
  *       window: 1m
@@ -175,13 +176,27 @@ public final class Providers {
                     + ProviderConfig.ANSWER_BYTES_LIMIT + " (what the topics carry), was " + maxAnswerBytes);
         }
         String tokenizer = ConfigFiles.optionalString(file, node, path, "tokenizer", env);
+        String maxTokensField = maxTokensField(file, node, path, protocol);
         return new ProviderConfig(id, protocol, uri, ConfigFiles.string(file, node, path, "model", env),
                 ConfigFiles.optionalString(file, node, path, "api_key_env", env),
                 tokenizer == null ? (protocol == ProviderProtocol.OPENAI_CHAT ? "o200k_base" : "anthropic") : tokenizer,
                 ConfigFiles.positiveInt(file, node, path, "context_window", 128_000), soft, hard,
                 prices(file, node.get("prices"), path + ".prices"), maxDuration,
                 retry(file, node.get("retry"), path + ".retry"), maxAnswerBytes,
-                cooldown(file, node.get("cooldown"), path + ".cooldown"));
+                cooldown(file, node.get("cooldown"), path + ".cooldown"), maxTokensField);
+    }
+
+    /** {@code max_tokens} unless the file says {@code max_completion_tokens}, which only OpenAI's protocol has. */
+    private static String maxTokensField(Path file, JsonNode node, String path, ProviderProtocol protocol) {
+        String field = ConfigFiles.optionalString(file, node, path, "max_tokens_field", Map.of());
+        if (field == null || field.equals(ProviderConfig.MAX_TOKENS)) {
+            return ProviderConfig.MAX_TOKENS;
+        }
+        if (!field.equals(ProviderConfig.MAX_COMPLETION_TOKENS) || protocol != ProviderProtocol.OPENAI_CHAT) {
+            throw new ConfigException(file + ": " + path + ".max_tokens_field must be max_tokens, or "
+                    + "max_completion_tokens for an openai-chat provider; was '" + field + "'");
+        }
+        return field;
     }
 
     private static Cooldown cooldown(Path file, JsonNode node, String path) {

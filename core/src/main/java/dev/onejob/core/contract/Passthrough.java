@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.config.ConfigException;
 import dev.onejob.core.config.ConfigFiles;
+import dev.onejob.core.config.ProviderProtocol;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.json.JsonSchemas;
 import dev.onejob.core.json.SchemaRefusedException;
@@ -11,8 +12,11 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -94,6 +98,12 @@ public final class Passthrough {
         if (tools != null && variables.has("output_schema")) {
             problems.add("tools and a JSON schema response format together are not passed through: send one");
         }
+        boolean openAiOnly = Prompt.OPENAI_OPTIONS.stream().anyMatch(variables::has);
+        boolean anthropicOnly = Prompt.ANTHROPIC_OPTIONS.stream().anyMatch(variables::has);
+        if (openAiOnly && anthropicOnly) {
+            problems.add(Prompt.OPENAI_OPTIONS + " are OpenAI's and " + Prompt.ANTHROPIC_OPTIONS + " Anthropic's: no "
+                    + "provider takes both");
+        }
         if (choice != null && tools == null) {
             problems.add("tool_choice needs tools");
         }
@@ -137,7 +147,46 @@ public final class Passthrough {
                 number(variables, "top_p"), variables.path("max_tokens").asInt(contract.maxTokens()), stop, schema,
                 variables.path("schema_name").asText(DEFAULT_SCHEMA_NAME),
                 schema == null ? null : JsonSchemas.fromUntrusted(schema), tools(variables),
-                variables.has("schema_strict") ? variables.get("schema_strict").asBoolean() : null);
+                variables.has("schema_strict") ? variables.get("schema_strict").asBoolean() : null,
+                options(variables));
+    }
+
+    /**
+     * The one protocol whose providers can honour a call that has a parameter only that protocol takes
+     * ({@link Prompt#OPENAI_OPTIONS}, {@link Prompt#ANTHROPIC_OPTIONS}): no translation could keep it, so such a job
+     * runs only there. Empty for a call any provider can serve.
+     */
+    public static Optional<ProviderProtocol> onlyFor(JsonNode variables) {
+        if (Prompt.OPENAI_OPTIONS.stream().anyMatch(variables::has)) {
+            return Optional.of(ProviderProtocol.OPENAI_CHAT);
+        }
+        if (Prompt.ANTHROPIC_OPTIONS.stream().anyMatch(variables::has)) {
+            return Optional.of(ProviderProtocol.ANTHROPIC_MESSAGES);
+        }
+        return Optional.empty();
+    }
+
+    /** The parameters of a call that only one protocol takes, by name. */
+    public static List<String> protocolOnly(JsonNode variables) {
+        List<String> named = new ArrayList<>();
+        Prompt.OPENAI_OPTIONS.stream().filter(variables::has).forEach(named::add);
+        Prompt.ANTHROPIC_OPTIONS.stream().filter(variables::has).forEach(named::add);
+        return named;
+    }
+
+    private static Map<String, JsonNode> options(JsonNode variables) {
+        Map<String, JsonNode> options = new HashMap<>();
+        for (String name : Prompt.OPENAI_OPTIONS) {
+            if (variables.has(name)) {
+                options.put(name, variables.get(name));
+            }
+        }
+        for (String name : Prompt.ANTHROPIC_OPTIONS) {
+            if (variables.has(name)) {
+                options.put(name, variables.get(name));
+            }
+        }
+        return options;
     }
 
     private static Prompt.Tools tools(JsonNode variables) {

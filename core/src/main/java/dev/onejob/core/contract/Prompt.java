@@ -5,6 +5,7 @@ import dev.onejob.core.json.JsonSchemas;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -25,10 +26,18 @@ import java.util.Set;
  * @param strict         whether the provider is asked to keep the output schema strictly (OpenAI's
  *                       {@code json_schema.strict}): true for a contract's schema, the caller's flag for a passthrough
  *                       call (null when it sent none: the provider's default)
+ * @param options        the parameters only one protocol has, by their wire names, sent as given by the adapter of
+ *                       that protocol ({@link #OPENAI_OPTIONS}, {@link #ANTHROPIC_OPTIONS}); a call that has them
+ *                       is routed only to providers of that protocol; empty for none
  */
 public record Prompt(String contractId, String system, List<Turn> turns, Double temperature, Double topP,
                      int maxTokens, List<String> stop, JsonNode outputSchema, String schemaName,
-                     JsonSchemas outputValidator, Tools tools, Boolean strict) {
+                     JsonSchemas outputValidator, Tools tools, Boolean strict, Map<String, JsonNode> options) {
+
+    /** The parameters only OpenAI's protocol takes. */
+    public static final List<String> OPENAI_OPTIONS = List.of("seed", "frequency_penalty", "presence_penalty");
+    /** The parameters only Anthropic's protocol takes. */
+    public static final List<String> ANTHROPIC_OPTIONS = List.of("top_k");
 
     /** The key of a free-text answer's one field: such an answer is stored as {@code {"text": "..."}}. */
     public static final String TEXT = "text";
@@ -85,6 +94,7 @@ public record Prompt(String contractId, String system, List<Turn> turns, Double 
     public Prompt {
         turns = List.copyOf(turns);
         stop = List.copyOf(stop);
+        options = Map.copyOf(options);
     }
 
     /** A contract's prompt: no tools, its output schema kept strictly. */
@@ -92,7 +102,7 @@ public record Prompt(String contractId, String system, List<Turn> turns, Double 
                   int maxTokens, List<String> stop, JsonNode outputSchema, String schemaName,
                   JsonSchemas outputValidator) {
         this(contractId, system, turns, temperature, topP, maxTokens, stop, outputSchema, schemaName,
-                outputValidator, null, Boolean.TRUE);
+                outputValidator, null, Boolean.TRUE, Map.of());
     }
 
     /** True when the answer must be a JSON object following {@link #outputSchema}; false for free text. */

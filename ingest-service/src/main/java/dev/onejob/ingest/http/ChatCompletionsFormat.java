@@ -17,14 +17,16 @@ import java.util.Set;
  * {@code user}, {@code assistant} and {@code tool} messages the conversation, an assistant's {@code tool_calls}
  * included; text content only), {@code tools} (functions), {@code tool_choice}, {@code parallel_tool_calls},
  * {@code temperature}, {@code top_p}, {@code max_tokens} or {@code max_completion_tokens}, {@code stop}, and
- * {@code response_format} ({@code text}, or {@code json_schema}, whose schema becomes the job's output schema).
+ * {@code response_format} ({@code text}, or {@code json_schema}, whose schema becomes the job's output schema), and
+ * {@code seed}, {@code frequency_penalty} and {@code presence_penalty}, which route the job to OpenAI-protocol
+ * providers only.
  * Accepts and ignores {@code user}, {@code metadata}, {@code store} and {@code n: 1}. Refuses anything else
  * ({@code json_object}, logprobs, more than one choice, legacy {@code functions}) with the parameter named.
  */
 final class ChatCompletionsFormat implements DropInFormat {
     private static final Set<String> PASSED = Set.of("model", "messages", "temperature", "top_p", "max_tokens",
             "max_completion_tokens", "stop", "response_format", "stream", "stream_options", "tools", "tool_choice",
-            "parallel_tool_calls");
+            "parallel_tool_calls", "seed", "frequency_penalty", "presence_penalty");
     private static final Set<String> IGNORED = Set.of("user", "metadata", "store", "n");
 
     @Override
@@ -44,6 +46,9 @@ final class ChatCompletionsFormat implements DropInFormat {
         messages(body.get("messages"), variables, problems);
         DropInFormat.number(body, "temperature", variables, "temperature", problems);
         DropInFormat.number(body, "top_p", variables, "top_p", problems);
+        DropInFormat.number(body, "seed", variables, "seed", problems);
+        DropInFormat.number(body, "frequency_penalty", variables, "frequency_penalty", problems);
+        DropInFormat.number(body, "presence_penalty", variables, "presence_penalty", problems);
         if (body.hasNonNull("max_tokens") && body.hasNonNull("max_completion_tokens")) {
             problems.add("send 'max_completion_tokens' or 'max_tokens', not both");
         }

@@ -2,6 +2,8 @@ package dev.onejob.ingest.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.onejob.core.config.ProviderConfig;
+import dev.onejob.core.config.ProviderProtocol;
 import dev.onejob.core.config.Providers;
 import dev.onejob.core.contract.Passthrough;
 import dev.onejob.core.contract.Prompt;
@@ -90,11 +92,12 @@ final class DropInApi {
         Providers.Route route = providers.alias(call.model()).orElseThrow(() -> new Problem(404, "model-not-found",
                 "Unknown model alias", "model '" + call.model() + "' is not an alias of providers.yaml; the aliases "
                 + "are " + providers.aliases().keySet()));
+        List<String> usable = honouring(route, call.variables());
         ObjectNode request = Json.object();
         request.put("contract", Passthrough.ID);
         request.set("variables", call.variables());
-        request.put("target", route.target());
-        route.fallbacks().forEach(request.putArray("fallbacks")::add);
+        request.put("target", usable.get(0));
+        usable.subList(1, usable.size()).forEach(request.putArray("fallbacks")::add);
         JobRequests.Validated validated = requests.validate(caller.ownerId(), key, request);
         if (!validated.isValid()) {
             metrics.submitted("http", "invalid");
@@ -103,6 +106,28 @@ final class DropInApi {
         Duration wait = Prefer.waitFor(exchange.headers("Prefer"), maxWait).orElse(maxWait);
         jobs.submitThenAnswer(exchange, validated.job(), executor, later,
                 outcome -> submitted(exchange, caller, format, call, outcome, wait, later));
+    }
+
+    /**
+     * The alias's providers, in order, that can honour the call: all of them, unless the call has a parameter only
+     * one protocol takes ({@link Prompt#OPENAI_OPTIONS}, {@link Prompt#ANTHROPIC_OPTIONS}), which no translation
+     * could keep; then those of that protocol, or a 400 naming the parameters when the alias has none.
+     */
+    private List<String> honouring(Providers.Route route, JsonNode variables) {
+        List<String> all = new ArrayList<>();
+        all.add(route.target());
+        all.addAll(route.fallbacks());
+        Optional<ProviderProtocol> only = Passthrough.onlyFor(variables);
+        if (only.isEmpty()) {
+            return all;
+        }
+        List<String> usable = all.stream().filter(id -> providers.find(id).map(ProviderConfig::protocol)
+                .orElse(null) == only.get()).toList();
+        if (usable.isEmpty()) {
+            throw DropInProblems.invalid(List.of(Passthrough.protocolOnly(variables) + ": only "
+                    + only.get().wireName() + " providers take them, and model '" + route + "' names none"));
+        }
+        return usable;
     }
 
     private JsonNode requestBody(HttpCall exchange) throws IOException {

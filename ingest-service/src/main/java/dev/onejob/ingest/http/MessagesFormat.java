@@ -16,13 +16,13 @@ import java.util.Set;
  * <p>Passes through {@code system} (a string or text blocks), {@code messages} ({@code user} and {@code assistant},
  * text, {@code tool_use} and {@code tool_result} blocks), {@code tools} (custom tools), {@code tool_choice},
  * {@code max_tokens} (required, as Anthropic requires it), {@code temperature}, {@code top_p},
- * {@code stop_sequences}, and {@code output_config.format} of type {@code json_schema}, whose schema becomes the
- * job's output schema. Accepts and ignores {@code metadata}. Refuses anything else (images, server tools, thinking,
- * {@code top_k}) with the parameter named.
+ * {@code stop_sequences}, {@code top_k} (which routes the job to Anthropic-protocol providers only), and
+ * {@code output_config.format} of type {@code json_schema}, whose schema becomes the job's output schema. Accepts and
+ * ignores {@code metadata}. Refuses anything else (images, server tools, thinking) with the parameter named.
  */
 final class MessagesFormat implements DropInFormat {
     private static final Set<String> PASSED = Set.of("model", "system", "messages", "max_tokens", "temperature",
-            "top_p", "stop_sequences", "output_config", "stream", "tools", "tool_choice");
+            "top_p", "stop_sequences", "output_config", "stream", "tools", "tool_choice", "top_k");
     private static final Set<String> IGNORED = Set.of("metadata");
 
     @Override
@@ -51,6 +51,7 @@ final class MessagesFormat implements DropInFormat {
         }
         DropInFormat.number(body, "temperature", variables, "temperature", problems);
         DropInFormat.number(body, "top_p", variables, "top_p", problems);
+        DropInFormat.number(body, "top_k", variables, "top_k", problems);
         DropInFormat.stop(body.get("stop_sequences"), "stop_sequences", variables, problems);
         outputConfig(body.get("output_config"), variables, problems);
         DropInTools.readAnthropic(body, variables, problems);

@@ -130,10 +130,11 @@ class DropInFormatTest {
     @Test
     void anAnthropicCallWithoutMaxTokensOrWithEmptyToolsIsRefused() {
         DropInFormat.Call call = DropInApi.ANTHROPIC.read(Json.parse("""
-                {"model":"careful","messages":[{"role":"user","content":"Hi"}],"tools":[],"top_k":3}"""));
+                {"model":"careful","messages":[{"role":"user","content":"Hi"}],"tools":[],
+                 "thinking":{"type":"enabled","budget_tokens":1024}}"""));
 
         String all = String.join("\n", call.problems());
-        assertTrue(all.contains("max_tokens") && all.contains("tools") && all.contains("top_k"), all);
+        assertTrue(all.contains("max_tokens") && all.contains("tools") && all.contains("thinking"), all);
     }
 
     @Test

@@ -1,12 +1,9 @@
 package dev.onejob.providers;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.json.Json;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.Flow;
 
 /**
@@ -54,11 +51,11 @@ abstract class SseReply implements Flow.Subscriber<String> {
     }
 
     static SseReply openAi(ChunkSink sink) {
-        return new OpenAiStream(sink);
+        return new OpenAiSseReply(sink);
     }
 
     static SseReply anthropic(ChunkSink sink) {
-        return new AnthropicStream(sink);
+        return new AnthropicSseReply(sink);
     }
 
     @Override
@@ -166,172 +163,5 @@ abstract class SseReply implements Flow.Subscriber<String> {
 
     private static String stripOneSpace(String value) {
         return value.startsWith(" ") ? value.substring(1) : value;
-    }
-
-    /**
-     * OpenAI: {@code chat.completion.chunk} objects, the usage in the last one, then {@code [DONE]}. Tool calls come
-     * as deltas by index (the id and name first, the arguments' JSON text in pieces): assembled, never handed on as
-     * text.
-     */
-    private static final class OpenAiStream extends SseReply {
-        private final StringBuilder content = new StringBuilder();
-        private final List<ObjectNode> toolCalls = new ArrayList<>();
-        private final List<StringBuilder> arguments = new ArrayList<>();
-        private String id;
-        private String finishReason;
-        private JsonNode usage;
-
-        OpenAiStream(ChunkSink sink) {
-            super(sink);
-        }
-
-        @Override
-        boolean event(String name, JsonNode chunk) {
-            if (id == null && chunk.path("id").isTextual()) {
-                id = chunk.get("id").asText();
-            }
-            if (chunk.path("usage").isObject()) {
-                usage = chunk.get("usage");
-            }
-            for (JsonNode choice : chunk.path("choices")) {
-                JsonNode piece = choice.path("delta").path("content");
-                if (piece.isTextual() && keep(piece.asText())) {
-                    content.append(piece.asText());
-                    piece(piece.asText());
-                }
-                for (JsonNode call : choice.path("delta").path("tool_calls")) {
-                    toolCall(call);
-                }
-                if (choice.path("finish_reason").isTextual()) {
-                    finishReason = choice.get("finish_reason").asText();
-                }
-            }
-            return false;
-        }
-
-        private void toolCall(JsonNode delta) {
-            int index = delta.path("index").asInt(toolCalls.size() - 1);
-            if (index < 0 || index > toolCalls.size()) {
-                return;
-            }
-            if (index == toolCalls.size()) {
-                toolCalls.add(Json.object().put("type", "function"));
-                arguments.add(new StringBuilder());
-            }
-            ObjectNode call = toolCalls.get(index);
-            if (delta.path("id").isTextual()) {
-                call.put("id", delta.get("id").asText());
-            }
-            JsonNode function = delta.path("function");
-            if (function.path("name").isTextual()) {
-                call.put("name", function.get("name").asText());
-            }
-            String piece = function.path("arguments").asText("");
-            if (keep(piece)) {
-                arguments.get(index).append(piece);
-            }
-        }
-
-        @Override
-        ObjectNode reply() {
-            ObjectNode reply = Json.object();
-            if (id != null) {
-                reply.put("id", id);
-            }
-            ObjectNode choice = reply.putArray("choices").addObject();
-            ObjectNode message = choice.putObject("message").put("role", "assistant").put("content", content.toString());
-            if (!toolCalls.isEmpty()) {
-                ArrayNode calls = message.putArray("tool_calls");
-                for (int i = 0; i < toolCalls.size(); i++) {
-                    ObjectNode call = toolCalls.get(i);
-                    calls.addObject().put("id", call.path("id").asText("")).put("type", "function")
-                            .putObject("function").put("name", call.path("name").asText(""))
-                            .put("arguments", arguments.get(i).toString());
-                }
-            }
-            choice.put("finish_reason", finishReason);
-            if (usage != null) {
-                reply.set("usage", usage);
-            }
-            return reply;
-        }
-    }
-
-    /** Anthropic: message_start, content blocks with their deltas, message_delta (the usage), message_stop. */
-    private static final class AnthropicStream extends SseReply {
-        private ObjectNode message;
-        private final List<ObjectNode> blocks = new ArrayList<>();
-        private final List<StringBuilder> texts = new ArrayList<>();
-
-        AnthropicStream(ChunkSink sink) {
-            super(sink);
-        }
-
-        @Override
-        boolean event(String name, JsonNode data) {
-            String type = data.path("type").asText(name == null ? "" : name);
-            switch (type) {
-                case "message_start" -> message = data.path("message").isObject()
-                        ? (ObjectNode) data.get("message").deepCopy() : Json.object();
-                case "content_block_start" -> {
-                    blocks.add(data.path("content_block").isObject()
-                            ? (ObjectNode) data.get("content_block").deepCopy() : Json.object());
-                    texts.add(new StringBuilder());
-                }
-                case "content_block_delta" -> {
-                    int index = data.path("index").asInt(blocks.size() - 1);
-                    if (index >= 0 && index < texts.size()) {
-                        JsonNode delta = data.path("delta");
-                        String piece = delta.path("text").isTextual() ? delta.get("text").asText()
-                                : delta.path("partial_json").asText(null);
-                        if (piece != null && keep(piece)) {
-                            texts.get(index).append(piece);
-                            // A tool's arguments are no text of the answer, unless the tool is how onejob asked
-                            // for structured output: those are the answer's JSON text.
-                            if (!"tool_use".equals(blocks.get(index).path("type").asText())
-                                    || AnthropicMessagesClient.TOOL_NAME.equals(blocks.get(index).path("name").asText())) {
-                                piece(piece);
-                            }
-                        }
-                    }
-                }
-                case "message_delta" -> {
-                    ObjectNode target = message == null ? (message = Json.object()) : message;
-                    data.path("delta").fields().forEachRemaining(f -> target.set(f.getKey(), f.getValue()));
-                    ObjectNode usage = target.with("usage");
-                    data.path("usage").fields().forEachRemaining(f -> usage.set(f.getKey(), f.getValue()));
-                }
-                case "message_stop" -> {
-                    return true;
-                }
-                default -> {
-                }
-            }
-            return false;
-        }
-
-        @Override
-        ObjectNode reply() {
-            ObjectNode reply = message == null ? Json.object() : message;
-            var content = reply.putArray("content");
-            for (int i = 0; i < blocks.size(); i++) {
-                ObjectNode block = blocks.get(i);
-                if ("tool_use".equals(block.path("type").asText())) {
-                    if (texts.get(i).length() == 0) {
-                        content.add(block);
-                        continue;
-                    }
-                    try {
-                        block.set("input", Json.parse(texts.get(i).toString()));
-                    } catch (IllegalArgumentException e) {
-                        block.put("input", texts.get(i).toString());
-                    }
-                } else if ("text".equals(block.path("type").asText())) {
-                    block.put("text", texts.get(i).toString());
-                }
-                content.add(block);
-            }
-            return reply;
-        }
     }
 }

@@ -204,65 +204,68 @@ final class MessagesFormat implements DropInFormat {
 
     @Override
     public StreamEvents stream(Finished.Head head, boolean includeUsage) {
-        return new StreamEvents() {
-            @Override
-            public List<String> start() {
-                ObjectNode message = message(head);
-                message.putArray("content");
-                message.putNull("stop_reason");
-                message.putNull("stop_sequence");
-                message.set("usage", Json.object().put("input_tokens", 0).put("output_tokens", 0));
-                ObjectNode block = Json.object().put("type", "content_block_start").put("index", 0);
-                block.putObject("content_block").put("type", "text").put("text", "");
-                return List.of(
-                        DropInFormat.event("message_start", Json.object().put("type", "message_start")
-                                .set("message", message)),
-                        DropInFormat.event("content_block_start", block));
-            }
+        return new Events(head);
+    }
 
-            @Override
-            public List<String> delta(String text) {
-                ObjectNode delta = Json.object().put("type", "content_block_delta").put("index", 0);
-                delta.putObject("delta").put("type", "text_delta").put("text", text);
-                return List.of(DropInFormat.event("content_block_delta", delta));
-            }
+    /** Anthropic's events: message_start and an open text block, text deltas, then the tool_use blocks and the end. */
+    private record Events(Finished.Head head) implements StreamEvents {
+        @Override
+        public List<String> start() {
+            ObjectNode message = message(head);
+            message.putArray("content");
+            message.putNull("stop_reason");
+            message.putNull("stop_sequence");
+            message.set("usage", Json.object().put("input_tokens", 0).put("output_tokens", 0));
+            ObjectNode block = Json.object().put("type", "content_block_start").put("index", 0);
+            block.putObject("content_block").put("type", "text").put("text", "");
+            return List.of(
+                    DropInFormat.event("message_start", Json.object().put("type", "message_start")
+                            .set("message", message)),
+                    DropInFormat.event("content_block_start", block));
+        }
 
-            @Override
-            public List<String> end(Finished finished) {
-                List<String> events = new ArrayList<>();
-                events.add(blockStop(0));
-                for (int i = 0; i < finished.toolCalls().size(); i++) {
-                    ObjectNode block = DropInTools.toAnthropic(finished.toolCalls().get(i));
-                    String input = Json.write(block.get("input"));
-                    block.putObject("input");
-                    ObjectNode start = Json.object().put("type", "content_block_start").put("index", i + 1);
-                    start.set("content_block", block);
-                    ObjectNode delta = Json.object().put("type", "content_block_delta").put("index", i + 1);
-                    delta.putObject("delta").put("type", "input_json_delta").put("partial_json", input);
-                    events.add(DropInFormat.event("content_block_start", start));
-                    events.add(DropInFormat.event("content_block_delta", delta));
-                    events.add(blockStop(i + 1));
-                }
-                ObjectNode delta = Json.object().put("type", "message_delta");
-                delta.putObject("delta").put("stop_reason", FinishReason.toAnthropic(finished.finishReason()))
-                        .putNull("stop_sequence");
-                delta.set("usage", usage(finished.usage(), false));
-                events.add(DropInFormat.event("message_delta", delta));
-                events.add(DropInFormat.event("message_stop", Json.object().put("type", "message_stop")));
-                return events;
-            }
+        @Override
+        public List<String> delta(String text) {
+            ObjectNode delta = Json.object().put("type", "content_block_delta").put("index", 0);
+            delta.putObject("delta").put("type", "text_delta").put("text", text);
+            return List.of(DropInFormat.event("content_block_delta", delta));
+        }
 
-            private String blockStop(int index) {
-                return DropInFormat.event("content_block_stop", Json.object().put("type", "content_block_stop")
-                        .put("index", index));
+        @Override
+        public List<String> end(Finished finished) {
+            List<String> events = new ArrayList<>();
+            events.add(blockStop(0));
+            for (int i = 0; i < finished.toolCalls().size(); i++) {
+                ObjectNode block = DropInTools.toAnthropic(finished.toolCalls().get(i));
+                String input = Json.write(block.get("input"));
+                block.putObject("input");
+                ObjectNode start = Json.object().put("type", "content_block_start").put("index", i + 1);
+                start.set("content_block", block);
+                ObjectNode delta = Json.object().put("type", "content_block_delta").put("index", i + 1);
+                delta.putObject("delta").put("type", "input_json_delta").put("partial_json", input);
+                events.add(DropInFormat.event("content_block_start", start));
+                events.add(DropInFormat.event("content_block_delta", delta));
+                events.add(blockStop(i + 1));
             }
+            ObjectNode delta = Json.object().put("type", "message_delta");
+            delta.putObject("delta").put("stop_reason", FinishReason.toAnthropic(finished.finishReason()))
+                    .putNull("stop_sequence");
+            delta.set("usage", usage(finished.usage(), false));
+            events.add(DropInFormat.event("message_delta", delta));
+            events.add(DropInFormat.event("message_stop", Json.object().put("type", "message_stop")));
+            return events;
+        }
 
-            @Override
-            public String error(ObjectNode error) {
-                ObjectNode event = Json.object().put("type", "error");
-                event.set("error", error);
-                return DropInFormat.event("error", event);
-            }
-        };
+        private String blockStop(int index) {
+            return DropInFormat.event("content_block_stop", Json.object().put("type", "content_block_stop")
+                    .put("index", index));
+        }
+
+        @Override
+        public String error(ObjectNode error) {
+            ObjectNode event = Json.object().put("type", "error");
+            event.set("error", error);
+            return DropInFormat.event("error", event);
+        }
     }
 }

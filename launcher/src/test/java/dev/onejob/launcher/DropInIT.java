@@ -104,6 +104,11 @@ class DropInIT {
         assertTrue(refused.headers().values("x-request-id").get(0).startsWith("req_"), "an error has a request id");
         assertTrue(refused.getMessage().contains("Idempotency-Key"), refused.getMessage());
         assertTrue(refused.getMessage().contains("extra_headers"), refused.getMessage());
+        // and the error object is OpenAI's, with onejob's reason as its code
+        JsonNode error = errorOf(refused);
+        assertEquals("invalid_request_error", error.path("type").asText(), error.toString());
+        assertEquals("idempotency_key_missing", error.path("code").asText(), error.toString());
+        assertTrue(error.has("param") && error.get("param").isNull(), error.toString());
     }
 
     @Test
@@ -124,6 +129,8 @@ class DropInIT {
         JsonNode error = errorOf(timedOut);
         String jobId = error.path("job_id").asText();
         assertEquals("UNKNOWN", error.path("attempt_status").asText(), error.toString());
+        assertEquals("timeout_error", error.path("type").asText(), error.toString());
+        assertEquals("job_not_finished", error.path("code").asText(), error.toString());
         assertEquals(jobId, dropIn.pipeline().job(jobId).path("id").asText(), error.toString());
         assertEquals("UNKNOWN", dropIn.pipeline().job(jobId).path("attempts").get(0).path("status").asText());
         assertEquals(before + 1, dropIn.pipeline().requests("POST /v1/chat/completions", 504));

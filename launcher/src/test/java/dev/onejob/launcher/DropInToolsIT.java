@@ -236,6 +236,10 @@ class DropInToolsIT {
                                 .addUserMessage("I loved it")
                                 .putAdditionalHeader("Idempotency-Key", "topk-" + UUID.randomUUID()).build()));
         assertTrue(refused.getMessage().contains("top_k"), refused.getMessage());
+        // in Anthropic's own error type
+        JsonNode body = Json.MAPPER.valueToTree(com.anthropic.core.ObjectMappers.jsonMapper()
+                .convertValue(refused.body(), Object.class));
+        assertEquals("invalid_request_error", body.at("/error/type").asText(), body.toString());
     }
 
     @Test

@@ -229,9 +229,9 @@ final class ChatCompletionsFormat implements DropInFormat {
             }
 
             @Override
-            public String error(ObjectNode error) {
+            public String error(Problem problem, String message) {
                 ObjectNode event = Json.object();
-                event.set("error", error);
+                event.set("error", DropInProblems.error(problem, false).put("message", message));
                 return DropInFormat.event(null, event);
             }
 

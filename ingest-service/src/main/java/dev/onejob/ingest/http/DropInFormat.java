@@ -80,8 +80,11 @@ interface DropInFormat {
         /** The events that end a stream whose job succeeded: its finish reason and usage. */
         List<String> end(Finished finished);
 
-        /** The event that ends a stream whose job did not succeed, wrapping {@code error} as the format does. */
-        String error(ObjectNode error);
+        /**
+         * The event that ends a stream whose job did not succeed: {@code problem}'s error object in this format's
+         * dialect ({@link DropInProblems#error}), saying {@code message}, wrapped as the format does.
+         */
+        String error(Problem problem, String message);
     }
 
     /** One {@code data:} event (with an optional {@code event:} name). */

@@ -91,9 +91,10 @@ final class DropInProblems {
     }
 
     /**
-     * A problem as the drop-in endpoints send it (their routes' error shape): the problem members, an {@code error} object as the SDKs read
-     * it ({@code message}, {@code type}, {@code code}, and the job's members), and {@code x-should-retry: false}
-     * except after 429 and 503, when nothing was written.
+     * A problem as the drop-in endpoints send it (their routes' error shape): the problem members, an {@code error}
+     * object as the caller's SDK reads it ({@link #error(Problem, boolean)}), and {@code x-should-retry: false} except
+     * after 429 and 503, when nothing was written. The caller speaks Anthropic's dialect on {@code /v1/messages}, or
+     * when it sends {@code anthropic-version} (the Anthropic SDKs listing models); OpenAI's otherwise.
      */
     static Problem shaped(HttpCall exchange, Problem problem) {
         requestId(exchange);
@@ -103,7 +104,8 @@ final class DropInProblems {
         if (problem.status() == 504) {
             exchange.setHeader("Retry-After", "5");
         }
-        return problem.with("error", error(problem));
+        boolean anthropic = DropInApi.MESSAGES.equals(exchange.rawPath()) || exchange.header("anthropic-version") != null;
+        return problem.with("error", error(problem, anthropic));
     }
 
     /**
@@ -117,11 +119,21 @@ final class DropInProblems {
         exchange.setHeader("request-id", id);
     }
 
-    /** The {@code error} object of a problem: what both SDKs show as the message, and the job's members. */
-    static ObjectNode error(Problem problem) {
+    /**
+     * The {@code error} object of a problem as the caller's SDK reads it: {@code message}; {@code type}, the
+     * provider's own error type for the status (OpenAI's or Anthropic's); OpenAI's {@code param} (the request field
+     * at fault, or null); {@code code}, onejob's reason ({@code job_not_finished}, {@code idempotency_key_missing},
+     * ...); and the job's members ({@code job_id}, {@code job_status}, {@code attempt_id}, {@code attempt_status},
+     * {@code attempts}) beside them.
+     */
+    static ObjectNode error(Problem problem, boolean anthropic) {
         ObjectNode error = Json.object();
         error.put("message", problem.getMessage());
-        error.put("type", problem.type().replace('-', '_'));
+        error.put("type", anthropic ? anthropicType(problem.status()) : openAiType(problem.status()));
+        if (!anthropic) {
+            JsonNode param = problem.extension("param");
+            error.set("param", param == null ? Json.MAPPER.nullNode() : param);
+        }
         error.put("code", problem.type().replace('-', '_'));
         for (String member : List.of("job_id", "job_status", "attempt_id", "attempt_status", "attempts")) {
             JsonNode value = problem.extension(member);
@@ -130,5 +142,33 @@ final class DropInProblems {
             }
         }
         return error;
+    }
+
+    /** OpenAI's error types, by status. */
+    static String openAiType(int status) {
+        return switch (status) {
+            case 401 -> "authentication_error";
+            case 403 -> "permission_error";
+            case 404 -> "not_found_error";
+            case 429 -> "rate_limit_error";
+            case 503 -> "service_unavailable_error";
+            case 504 -> "timeout_error";
+            default -> status >= 500 ? "server_error" : "invalid_request_error";
+        };
+    }
+
+    /** Anthropic's error types, by status. */
+    static String anthropicType(int status) {
+        return switch (status) {
+            case 401 -> "authentication_error";
+            case 402 -> "billing_error";
+            case 403 -> "permission_error";
+            case 404 -> "not_found_error";
+            case 413 -> "request_too_large";
+            case 429 -> "rate_limit_error";
+            case 503, 529 -> "overloaded_error";
+            case 504 -> "timeout_error";
+            default -> status >= 500 ? "api_error" : "invalid_request_error";
+        };
     }
 }

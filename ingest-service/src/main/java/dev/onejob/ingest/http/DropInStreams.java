@@ -1,6 +1,5 @@
 package dev.onejob.ingest.http;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.events.AttemptChunk;
 import dev.onejob.core.http.HttpCall;
 import dev.onejob.core.ledger.Attempt;
@@ -170,10 +169,7 @@ final class DropInStreams {
         }
 
         private void fail(JobHistory history, String message) {
-            Problem problem = DropInProblems.unfinishedOrFailed(history);
-            ObjectNode error = DropInProblems.error(problem);
-            error.put("message", message);
-            send(List.of(events.error(error)));
+            send(List.of(events.error(DropInProblems.unfinishedOrFailed(history), message)));
             stream.close();
         }
 

@@ -262,9 +262,9 @@ final class MessagesFormat implements DropInFormat {
         }
 
         @Override
-        public String error(ObjectNode error) {
+        public String error(Problem problem, String message) {
             ObjectNode event = Json.object().put("type", "error");
-            event.set("error", error);
+            event.set("error", DropInProblems.error(problem, true).put("message", message));
             return DropInFormat.event("error", event);
         }
     }

@@ -117,4 +117,16 @@ class ProvidersTest {
                 """));
         assertTrue(huge.getMessage().contains("max_answer_bytes must be at most"), huge.getMessage());
     }
+
+    @Test
+    void aReasoningModelsOutputBoundIsSentUnderTheFieldTheFileNames() throws IOException {
+        assertEquals(ProviderConfig.MAX_TOKENS, load("").find("primary").orElseThrow().maxTokensField());
+        assertEquals(ProviderConfig.MAX_COMPLETION_TOKENS, load("""
+                    max_tokens_field: max_completion_tokens
+                """).find("primary").orElseThrow().maxTokensField());
+        ConfigException other = assertThrows(ConfigException.class, () -> load("""
+                    max_tokens_field: max_output_tokens
+                """));
+        assertTrue(other.getMessage().contains("providers[0].max_tokens_field"), other.getMessage());
+    }
 }

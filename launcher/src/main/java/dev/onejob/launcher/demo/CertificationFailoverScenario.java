@@ -14,20 +14,15 @@ import java.util.List;
  * the backup: the job is FAILED, naming the failed certification, with no attempt on the backup. Afterwards the
  * backup is certified again with its normal behaviour, so the stack is left as the demo found it.
  */
-final class CertificationFailoverScenario implements Scenario {
-    @Override
-    public String name() {
-        return "6. a failover blocked by a failed certification";
+final class CertificationFailoverScenario extends Scenario {
+    CertificationFailoverScenario() {
+        super("6. a failover blocked by a failed certification",
+                "the backup fails its certification, then the primary fails: no failover to the backup; job FAILED"
+                + " naming the failed certification");
     }
 
     @Override
-    public String expected() {
-        return "the backup fails its certification, then the primary fails: no failover to the backup; job FAILED"
-                + " naming the failed certification";
-    }
-
-    @Override
-    public Outcome run(DemoContext context) {
+    Outcome run(DemoContext context) {
         Narrator narrator = context.narrator();
         Checks checks = new Checks();
         String failedCertification;

@@ -10,19 +10,14 @@ import java.time.Duration;
  * 2. The changed payload: a key already used for one request, sent with another body, is refused with 409
  * idempotency-key-reused naming the job, and the stored job does not change at all.
  */
-final class ChangedPayloadScenario implements Scenario {
-    @Override
-    public String name() {
-        return "2. the changed payload";
+final class ChangedPayloadScenario extends Scenario {
+    ChangedPayloadScenario() {
+        super("2. the changed payload",
+                "same key, different body: 409 idempotency-key-reused naming the job; the job untouched");
     }
 
     @Override
-    public String expected() {
-        return "same key, different body: 409 idempotency-key-reused naming the job; the job untouched";
-    }
-
-    @Override
-    public Outcome run(DemoContext context) {
+    Outcome run(DemoContext context) {
         Narrator narrator = context.narrator();
         String key = context.key("changed-payload");
         narrator.say("alice submits 'The parcel arrived broken.' with Idempotency-Key " + key);

@@ -18,20 +18,15 @@ import java.util.function.Supplier;
  * 1. The double click: the same request sent twice at the same moment with one Idempotency-Key makes one job, and
  * the provider is called once for its one attempt (counted in the primary simulator's ledger).
  */
-final class DoubleClickScenario implements Scenario {
-    @Override
-    public String name() {
-        return "1. the double click";
+final class DoubleClickScenario extends Scenario {
+    DoubleClickScenario() {
+        super("1. the double click",
+                "the same request twice with one Idempotency-Key: the same job id twice, exactly one provider call"
+                + " for its attempt, SUCCEEDED");
     }
 
     @Override
-    public String expected() {
-        return "the same request twice with one Idempotency-Key: the same job id twice, exactly one provider call"
-                + " for its attempt, SUCCEEDED";
-    }
-
-    @Override
-    public Outcome run(DemoContext context) {
+    Outcome run(DemoContext context) {
         Narrator narrator = context.narrator();
         String key = context.key("double-click");
         JsonNode request = DemoContext.request("I loved it, the support team was quick.");

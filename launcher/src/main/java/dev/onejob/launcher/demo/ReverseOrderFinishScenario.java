@@ -14,20 +14,15 @@ import java.util.List;
  * the winner, the reason and the discarded result's SHA-256 (read from the topic, or from the job's attempt when
  * the demo has no Kafka access). Ends the {@link TimeoutStory}.
  */
-final class ReverseOrderFinishScenario implements Scenario {
-    @Override
-    public String name() {
-        return "5. the reverse-order finish";
+final class ReverseOrderFinishScenario extends Scenario {
+    ReverseOrderFinishScenario() {
+        super("5. the reverse-order finish",
+                "the backup answers first and wins; the primary's late answer arrives after and is discarded; one"
+                + " race-audit record (loser #1 primary, winner #2 backup)");
     }
 
     @Override
-    public String expected() {
-        return "the backup answers first and wins; the primary's late answer arrives after and is discarded; one"
-                + " race-audit record (loser #1 primary, winner #2 backup)";
-    }
-
-    @Override
-    public Outcome run(DemoContext context) {
+    Outcome run(DemoContext context) {
         TimeoutStory story = context.story();
         if (!story.fallbackStarted) {
             return Outcome.fail("cannot play: scenario 4 did not start the fallback attempt");

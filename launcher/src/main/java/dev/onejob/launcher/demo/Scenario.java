@@ -5,14 +5,26 @@ package dev.onejob.launcher.demo;
  * simulators, the race-audit topic); produces what it observed and whether that is what the design promises.
  * A scenario narrates its steps as it runs them; an exception it throws counts as FAIL with the exception's message.
  */
-interface Scenario {
+abstract class Scenario {
+    private final String name;
+    private final String expected;
+
+    Scenario(String name, String expected) {
+        this.name = name;
+        this.expected = expected;
+    }
+
     /** What the scenario is called in the table, e.g. {@code the double click}. */
-    String name();
+    final String name() {
+        return name;
+    }
 
     /** What the design promises, in the table's words. */
-    String expected();
+    final String expected() {
+        return expected;
+    }
 
-    Outcome run(DemoContext context);
+    abstract Outcome run(DemoContext context);
 
     /** PASS or FAIL with what was seen; SKIPPED with why it could not be played (it counts as neither). */
     record Outcome(Verdict verdict, String observed) {

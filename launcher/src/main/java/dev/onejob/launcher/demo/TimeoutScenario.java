@@ -12,23 +12,18 @@ import java.util.Locale;
  * provider may still be working: no automatic failover), and the fallback button is refused with 409 attempt-live
  * naming the attempt. Starts the {@link TimeoutStory} the next two scenarios continue.
  */
-final class TimeoutScenario implements Scenario {
+final class TimeoutScenario extends Scenario {
     /** How much later than its soft timeout the primary answers: time enough for the backup to win first. */
     static final Duration LATE_BY = Duration.ofSeconds(5);
 
-    @Override
-    public String name() {
-        return "3. the timeout";
+    TimeoutScenario() {
+        super("3. the timeout",
+                "the primary hangs past its soft timeout: job UNKNOWN, no failover; the fallback button refused with"
+                + " 409 attempt-live naming the attempt");
     }
 
     @Override
-    public String expected() {
-        return "the primary hangs past its soft timeout: job UNKNOWN, no failover; the fallback button refused with"
-                + " 409 attempt-live naming the attempt";
-    }
-
-    @Override
-    public Outcome run(DemoContext context) {
+    Outcome run(DemoContext context) {
         Narrator narrator = context.narrator();
         Duration soft = context.primarySoftTimeout();
         Duration hang = soft.plus(LATE_BY);

@@ -17,19 +17,9 @@ class DemoRunTest {
             StandardCharsets.UTF_8)), null, null, null, null, null, Duration.ofSeconds(1));
 
     private static Scenario scenario(String name, Function<DemoContext, Scenario.Outcome> body) {
-        return new Scenario() {
+        return new Scenario(name, "as designed") {
             @Override
-            public String name() {
-                return name;
-            }
-
-            @Override
-            public String expected() {
-                return "as designed";
-            }
-
-            @Override
-            public Outcome run(DemoContext context) {
+            Outcome run(DemoContext context) {
                 return body.apply(context);
             }
         };

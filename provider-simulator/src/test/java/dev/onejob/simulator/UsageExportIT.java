@@ -19,11 +19,10 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** The provider-side bill: what the simulator records per billed answer and exports at /_sim/usage-export. */
-class UsageExportIT {
+class UsageExportIT extends SimulatorPerTest {
 
     private static final List<String> LINE_FIELDS = List.of("request_id", "idempotency_key", "model", "input_tokens",
             "output_tokens", "cached_input_tokens", "cost_usd", "billed_at");
@@ -32,10 +31,9 @@ class UsageExportIT {
             .with(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
             .without(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES);
 
-    /** A simulator of its own for each test, closed after it. */
-    @AutoClose
-    private ProviderSimulator simulator = SimHttp.startSimulator(SimulatorConfig.defaults().withName("usage-it"));
-    private SimHttp http = new SimHttp(simulator);
+    UsageExportIT() {
+        super(SimulatorConfig.defaults().withName("usage-it"));
+    }
 
     @Test
     void billedOpenAiAndAnthropicAnswersAreExportedWithTheirTokensAndTheExactDefaultPrice() throws Exception {

@@ -22,19 +22,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 class HttpIngestIT {
-    private static final ExecutorService POOL = Executors.newFixedThreadPool(50);
     private final IngestFixture ingest = IngestFixture.shared();
-
-    @AfterAll
-    static void stopPool() {
-        POOL.shutdownNow();
-    }
 
     private static JsonNode readYaml(String text) {
         try {
@@ -74,7 +65,7 @@ class HttpIngestIT {
         }
 
         // when they post at once
-        List<HttpResponse<String>> responses = StartGate.race(POOL, posts);
+        List<HttpResponse<String>> responses = StartGate.race(posts);
 
         // then one 201, 49 replays, all naming the same job, and exactly one command reaches attempt-commands
         Set<String> ids = new HashSet<>();

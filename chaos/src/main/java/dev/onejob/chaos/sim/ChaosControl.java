@@ -19,15 +19,7 @@ import java.util.Map;
  * fault plan for requests from then on; 200 with the state); produces small JSON answers. Owns the JDK HttpServer;
  * the {@link ChaosSimulator} it acts on is lent. Handlers are short, so they run on the server's own thread.
  */
-final class ChaosControl implements AutoCloseable {
-
-    private final ChaosSimulator chaos;
-    private final HttpServer server;
-
-    private ChaosControl(ChaosSimulator chaos, HttpServer server) {
-        this.chaos = chaos;
-        this.server = server;
-    }
+record ChaosControl(ChaosSimulator chaos, HttpServer server) implements AutoCloseable {
 
     static ChaosControl start(ChaosSimulator chaos, int port) throws IOException {
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 16);

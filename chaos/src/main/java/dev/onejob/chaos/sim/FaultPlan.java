@@ -106,6 +106,20 @@ public final class FaultPlan implements Function<String, Behaviour> {
             return Math.max(0, 1 - lateAnswer - hangForever - serverError - contractViolation - poisonAnswer
                     - rateLimited - longStream);
         }
+
+        /** The share of attempts that meet {@code fault}. */
+        double of(Fault fault) {
+            return switch (fault) {
+                case LATE_ANSWER -> lateAnswer;
+                case HANG_FOREVER -> hangForever;
+                case SERVER_ERROR -> serverError;
+                case CONTRACT_VIOLATION -> contractViolation;
+                case POISON_ANSWER -> poisonAnswer;
+                case RATE_LIMITED -> rateLimited;
+                case LONG_STREAM -> longStream;
+                case ANSWER -> answer();
+            };
+        }
     }
 
     public static final long DEFAULT_LATE_ANSWER_MS = 6000;
@@ -174,32 +188,14 @@ public final class FaultPlan implements Function<String, Behaviour> {
             return Fault.ANSWER;
         }
         double point = unit(hash(UUID.fromString(idempotencyKey)));
-        double bound = fractions.lateAnswer();
-        if (point < bound) {
-            return Fault.LATE_ANSWER;
+        double bound = 0;
+        for (Fault fault : Fault.values()) {
+            bound += fractions.of(fault);
+            if (point < bound) {
+                return fault;
+            }
         }
-        bound += fractions.hangForever();
-        if (point < bound) {
-            return Fault.HANG_FOREVER;
-        }
-        bound += fractions.serverError();
-        if (point < bound) {
-            return Fault.SERVER_ERROR;
-        }
-        bound += fractions.contractViolation();
-        if (point < bound) {
-            return Fault.CONTRACT_VIOLATION;
-        }
-        bound += fractions.poisonAnswer();
-        if (point < bound) {
-            return Fault.POISON_ANSWER;
-        }
-        bound += fractions.rateLimited();
-        if (point < bound) {
-            return Fault.RATE_LIMITED;
-        }
-        bound += fractions.longStream();
-        return point < bound ? Fault.LONG_STREAM : Fault.ANSWER;
+        return Fault.ANSWER;
     }
 
     /** The simulator behaviour for {@code idempotencyKey}; never null, so the simulator's default rule is unused. */
@@ -222,14 +218,9 @@ public final class FaultPlan implements Function<String, Behaviour> {
     /** Each fault's label and configured share, in {@link Fault} order; the shares add up to 1. */
     public Map<String, Double> fractions() {
         Map<String, Double> shares = new LinkedHashMap<>();
-        shares.put(Fault.LATE_ANSWER.label(), fractions.lateAnswer());
-        shares.put(Fault.HANG_FOREVER.label(), fractions.hangForever());
-        shares.put(Fault.SERVER_ERROR.label(), fractions.serverError());
-        shares.put(Fault.CONTRACT_VIOLATION.label(), fractions.contractViolation());
-        shares.put(Fault.POISON_ANSWER.label(), fractions.poisonAnswer());
-        shares.put(Fault.RATE_LIMITED.label(), fractions.rateLimited());
-        shares.put(Fault.LONG_STREAM.label(), fractions.longStream());
-        shares.put(Fault.ANSWER.label(), fractions.answer());
+        for (Fault fault : Fault.values()) {
+            shares.put(fault.label(), fractions.of(fault));
+        }
         return Collections.unmodifiableMap(shares);
     }
 

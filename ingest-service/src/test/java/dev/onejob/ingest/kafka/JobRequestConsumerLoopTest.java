@@ -19,6 +19,7 @@ import dev.onejob.ingest.JobRequests;
 import dev.onejob.ingest.OwnerRateLimit;
 import dev.onejob.ingest.ProviderCooldowns;
 import dev.onejob.testing.Await;
+import dev.onejob.testing.LoopThread;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -70,15 +71,11 @@ class JobRequestConsumerLoopTest {
             consumer.addRecord(record(1, "alice", Json.write(unknownContract.toJson()).getBytes(StandardCharsets.UTF_8)));
         });
 
-        Thread thread = new Thread(loop, "job-requests-under-test");
-        thread.start();
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (committed(consumer) < 2 && System.nanoTime() < deadline) {
-            Thread.sleep(20);
+        long committed;
+        try (LoopThread ignored = LoopThread.start("job-requests-under-test", loop)) {
+            Await.until(Duration.ofSeconds(10), "both offsets committed", () -> committed(consumer) >= 2);
+            committed = committed(consumer);
         }
-        long committed = committed(consumer);
-        loop.close();
-        thread.join(10_000);
 
         assertEquals(2, committed, "both offsets committed");
         List<ProducerRecord<byte[], byte[]>> sent = producer.history();
@@ -133,13 +130,8 @@ class JobRequestConsumerLoopTest {
                     Json.parse(unknownContract)).toJson())));
         });
 
-        Thread thread = new Thread(loop, "job-requests-under-test");
-        thread.start();
-        try {
+        try (LoopThread ignored = LoopThread.start("job-requests-under-test", loop)) {
             Await.until(Duration.ofSeconds(10), "three answers", () -> producer.history().size() >= 3);
-        } finally {
-            loop.close();
-            thread.join(10_000);
         }
 
         Map<String, List<JobRequestOutcome>> byTopic = new TreeMap<>();
@@ -212,20 +204,15 @@ class JobRequestConsumerLoopTest {
                     Json.parse(unknownContract)).toJson()).getBytes(StandardCharsets.UTF_8)));
         });
 
-        Thread thread = new Thread(loop, "job-requests-under-test");
-        thread.start();
         long positionWhilePaused;
         Map<TopicPartition, OffsetAndMetadata> committed;
-        try {
+        try (LoopThread ignored = LoopThread.start("job-requests-under-test", loop)) {
             Await.until(Duration.ofSeconds(10), "flood's partition paused while its bucket refills",
                     () -> consumer.paused().contains(PARTITION));
             positionWhilePaused = consumer.position(PARTITION);
             Await.until(Duration.ofSeconds(10), "flood's partition resumed",
                     () -> !consumer.paused().contains(PARTITION));
             committed = consumer.committed(Set.of(PARTITION, calmPartition));
-        } finally {
-            loop.close();
-            thread.join(10_000);
         }
 
         // a burst of twice the rate (2) passes; the third waits, unanswered, with the rest; calm has its own bucket
@@ -268,9 +255,7 @@ class JobRequestConsumerLoopTest {
             });
         }
 
-        Thread thread = new Thread(loop, "job-requests-under-test");
-        thread.start();
-        try {
+        try (LoopThread ignored = LoopThread.start("job-requests-under-test", loop)) {
             Await.until(Duration.ofSeconds(10), "five polls while paused",
                     () -> pausedPolls.get() >= 5);
             assertEquals(List.of(), producer.history(), "nothing answered while braking");
@@ -278,9 +263,6 @@ class JobRequestConsumerLoopTest {
             backlogged.set(false);
             Await.until(Duration.ofSeconds(10), "the record answered once released",
                     () -> committed(consumer) == 1);
-        } finally {
-            loop.close();
-            thread.join(10_000);
         }
         assertEquals(1, producer.history().stream()
                 .filter(r -> r.topic().equals(Topics.JOB_REQUEST_OUTCOMES.name())).count());

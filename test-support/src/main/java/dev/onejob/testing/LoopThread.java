@@ -4,14 +4,7 @@ package dev.onejob.testing;
  * A poll loop under test, run on a thread of its own: the test drives its mock clients and watches what it does, and
  * closing this closes the loop and waits (10 s at most) for its thread to end, also when the test failed half way.
  */
-public final class LoopThread implements AutoCloseable {
-    private final AutoCloseable loop;
-    private final Thread thread;
-
-    private LoopThread(AutoCloseable loop, Thread thread) {
-        this.loop = loop;
-        this.thread = thread;
-    }
+public record LoopThread(AutoCloseable loop, Thread thread) implements AutoCloseable {
 
     /** Starts {@code loop} on a thread named {@code name}. */
     public static <L extends Runnable & AutoCloseable> LoopThread start(String name, L loop) {

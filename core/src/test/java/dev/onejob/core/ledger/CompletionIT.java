@@ -51,8 +51,7 @@ class CompletionIT {
 
     @Test
     void aLateAnswerForAnUnknownAttemptStillWinsWhenNobodyResolvedIt() {
-        Attempt a = ledger.submitted("owner-a").firstAttempt();
-        ledger.store.starts().start(a.id(), LedgerFixture.SOFT_TIMEOUT);
+        Attempt a = ledger.startedFirstAttempt("owner-a");
         ledger.store.starts().markUnknown(a.id());
 
         assertEquals(new CompletionOutcome.Won(a.jobId(), a.id()), ledger.store.completions().complete(a.jobId(), a.id(), RESULT_A, null));
@@ -90,8 +89,7 @@ class CompletionIT {
     void completionRacingTheOwnersCancelHasOneOutcome() {
         for (int round = 0; round < 500; round++) {
             // given a started attempt
-            Attempt a = ledger.submitted("owner-a").firstAttempt();
-            ledger.store.starts().start(a.id(), LedgerFixture.SOFT_TIMEOUT);
+            Attempt a = ledger.startedFirstAttempt("owner-a");
 
             // when its answer and the owner's cancel arrive together
             List<Object> outcomes = StartGate.race(List.<Callable<Object>>of(
@@ -118,8 +116,7 @@ class CompletionIT {
 
     @Test
     void redeliveringTheWinnersCompletionIsAlreadyAppliedAndChangesNothing() {
-        Attempt a = ledger.submitted("owner-a").firstAttempt();
-        ledger.store.starts().start(a.id(), LedgerFixture.SOFT_TIMEOUT);
+        Attempt a = ledger.startedFirstAttempt("owner-a");
         assertInstanceOf(CompletionOutcome.Won.class, ledger.store.completions().complete(a.jobId(), a.id(), RESULT_A, "req-a"));
         Job before = ledger.store.lookups().job(a.jobId()).orElseThrow();
 

@@ -54,8 +54,7 @@ class LiveAttemptGuardIT {
     @Test
     void afterCancellationExactlyOneOf32PressesCreatesAnAttempt() {
         // given a first attempt cancelled out of band
-        Attempt first = ledger.submitted("owner-a").firstAttempt();
-        ledger.store.starts().start(first.id(), LedgerFixture.SOFT_TIMEOUT);
+        Attempt first = ledger.startedFirstAttempt("owner-a");
         ledger.store.starts().markUnknown(first.id());
         assertInstanceOf(TransitionOutcome.Applied.class, ledger.store.interventions().resolveCancelled(first.id(),
                 OperatorAction.of("test", OperatorAction.RESOLVE_CANCELLED, "outage")));
@@ -79,8 +78,7 @@ class LiveAttemptGuardIT {
     @Test
     void afterFailureExactlyOneFailoverAttemptEvenWhenTheFailureIsDelivered32Times() {
         // given a started first attempt
-        Attempt first = ledger.submitted("owner-a").firstAttempt();
-        ledger.store.starts().start(first.id(), LedgerFixture.SOFT_TIMEOUT);
+        Attempt first = ledger.startedFirstAttempt("owner-a");
 
         // when its failure arrives 32 times at once
         List<Callable<FailureOutcome>> deliveries = new ArrayList<>();
@@ -102,8 +100,7 @@ class LiveAttemptGuardIT {
 
     @Test
     void whenNoEligibleProviderIsLeftTheJobFailsWithOneResult() {
-        Attempt first = ledger.submitted("owner-a").firstAttempt();
-        ledger.store.starts().start(first.id(), LedgerFixture.SOFT_TIMEOUT);
+        Attempt first = ledger.startedFirstAttempt("owner-a");
 
         FailureOutcome outcome = ledger.store.failures().fail(first.id(), new AttemptFailure("http_500", "boom", false),
                 (job, provider) -> false);
@@ -118,8 +115,7 @@ class LiveAttemptGuardIT {
 
     @Test
     void theFallbackButtonOnlyOffersProvidersTheJobAllows() {
-        Attempt first = ledger.submitted("owner-a").firstAttempt();
-        ledger.store.starts().start(first.id(), LedgerFixture.SOFT_TIMEOUT);
+        Attempt first = ledger.startedFirstAttempt("owner-a");
         ledger.store.starts().markUnknown(first.id());
         ledger.store.interventions().resolveCancelled(first.id(),
                 OperatorAction.of("test", OperatorAction.RESOLVE_CANCELLED, "outage"));

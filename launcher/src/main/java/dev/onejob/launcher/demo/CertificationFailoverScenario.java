@@ -4,6 +4,7 @@ import static dev.onejob.launcher.demo.DemoContext.shortId;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.launcher.cli.ApiClient;
+import dev.onejob.launcher.demo.Scenario.Outcome;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,15 +15,9 @@ import java.util.List;
  * the backup: the job is FAILED, naming the failed certification, with no attempt on the backup. Afterwards the
  * backup is certified again with its normal behaviour, so the stack is left as the demo found it.
  */
-final class CertificationFailoverScenario extends Scenario {
-    CertificationFailoverScenario() {
-        super("6. a failover blocked by a failed certification",
-                "the backup fails its certification, then the primary fails: no failover to the backup; job FAILED"
-                + " naming the failed certification");
-    }
-
+final class CertificationFailoverScenario implements Scenario.Play {
     @Override
-    Outcome run(DemoContext context) {
+    public Outcome run(DemoContext context) {
         Narrator narrator = context.narrator();
         Checks checks = new Checks();
         String failedCertification;

@@ -4,20 +4,16 @@ import static dev.onejob.launcher.demo.DemoContext.shortId;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.launcher.cli.ApiClient;
+import dev.onejob.launcher.demo.Scenario.Outcome;
 import java.time.Duration;
 
 /**
  * 2. The changed payload: a key already used for one request, sent with another body, is refused with 409
  * idempotency-key-reused naming the job, and the stored job does not change at all.
  */
-final class ChangedPayloadScenario extends Scenario {
-    ChangedPayloadScenario() {
-        super("2. the changed payload",
-                "same key, different body: 409 idempotency-key-reused naming the job; the job untouched");
-    }
-
+final class ChangedPayloadScenario implements Scenario.Play {
     @Override
-    Outcome run(DemoContext context) {
+    public Outcome run(DemoContext context) {
         Narrator narrator = context.narrator();
         String key = context.key("changed-payload");
         narrator.say("alice submits 'The parcel arrived broken.' with Idempotency-Key " + key);

@@ -5,6 +5,7 @@ import static dev.onejob.launcher.demo.DemoContext.hashPrefix;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.json.Json;
 import dev.onejob.launcher.cli.RaceLine;
+import dev.onejob.launcher.demo.Scenario.Outcome;
 import java.time.Duration;
 import java.util.List;
 
@@ -14,15 +15,9 @@ import java.util.List;
  * the winner, the reason and the discarded result's SHA-256 (read from the topic, or from the job's attempt when
  * the demo has no Kafka access). Ends the {@link TimeoutStory}.
  */
-final class ReverseOrderFinishScenario extends Scenario {
-    ReverseOrderFinishScenario() {
-        super("5. the reverse-order finish",
-                "the backup answers first and wins; the primary's late answer arrives after and is discarded; one"
-                + " race-audit record (loser #1 primary, winner #2 backup)");
-    }
-
+final class ReverseOrderFinishScenario implements Scenario.Play {
     @Override
-    Outcome run(DemoContext context) {
+    public Outcome run(DemoContext context) {
         TimeoutStory story = context.story();
         if (!story.fallbackStarted) {
             return Outcome.fail("cannot play: scenario 4 did not start the fallback attempt");

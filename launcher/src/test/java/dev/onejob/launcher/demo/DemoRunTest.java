@@ -17,12 +17,7 @@ class DemoRunTest {
             StandardCharsets.UTF_8)), null, null, null, null, null, Duration.ofSeconds(1));
 
     private static Scenario scenario(String name, Function<DemoContext, Scenario.Outcome> body) {
-        return new Scenario(name, "as designed") {
-            @Override
-            Outcome run(DemoContext context) {
-                return body.apply(context);
-            }
-        };
+        return new Scenario(name, "as designed", body::apply);
     }
 
     @Test

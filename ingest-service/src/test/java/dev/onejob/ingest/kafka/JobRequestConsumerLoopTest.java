@@ -51,14 +51,16 @@ import org.junit.jupiter.api.Test;
  */
 class JobRequestConsumerLoopTest {
     private static final TopicPartition PARTITION = new TopicPartition(Topics.JOB_REQUESTS.name(), 0);
+    private static final Contracts CONTRACTS = Contracts.load(Path.of("../config/contracts"));
+    private static final Providers PROVIDERS = Providers.load(Path.of("../config/providers.yaml"), Map.of());
+
+    private final MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
+    private final MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(),
+            new ByteArraySerializer());
 
     @Test
     void poisonAndInvalidRequestsAreAnsweredOneByOneAndTheirOffsetsCommitted() throws Exception {
-        MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
-        MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(),
-                new ByteArraySerializer());
-        JobRequests requests = new JobRequests(Contracts.load(Path.of("../config/contracts")),
-                Providers.load(Path.of("../config/providers.yaml"), Map.of()));
+        JobRequests requests = new JobRequests(CONTRACTS, PROVIDERS);
         // The ledger's pool is never opened: nothing here may reach PostgreSQL.
         JobRequestConsumer loop = new JobRequestConsumer(consumer, producer, new Ledger(Database.wrap(null)),
                 requests, new IngestMetrics(), KafkaPrincipals.NONE, JobRequestConsumer.Brake.NONE);
@@ -106,15 +108,11 @@ class JobRequestConsumerLoopTest {
         KafkaPrincipals principals = new KafkaPrincipals(KafkaPrincipals.OwnerFrom.PRINCIPAL,
                 KafkaPrincipals.NONE.services(), List.of(), Map.of("shop", Set.of("alice")));
         TopicPartition shop = new TopicPartition(KafkaPrincipals.requestTopic("shop"), 0);
-        MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
         Node node = new Node(0, "localhost", 9092);
         for (TopicPartition p : List.of(PARTITION, shop)) {
             consumer.updatePartitions(p.topic(), List.of(new PartitionInfo(p.topic(), 0, node, null, null)));
         }
-        MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(),
-                new ByteArraySerializer());
-        JobRequests requests = new JobRequests(Contracts.load(Path.of("../config/contracts")),
-                Providers.load(Path.of("../config/providers.yaml"), Map.of()));
+        JobRequests requests = new JobRequests(CONTRACTS, PROVIDERS);
         JobRequestConsumer loop = new JobRequestConsumer(consumer, producer, new Ledger(Database.wrap(null)),
                 requests, new IngestMetrics(), principals, JobRequestConsumer.Brake.NONE);
         // The permitted request names no contract the ingest knows, so it too is answered without the ledger.
@@ -181,13 +179,9 @@ class JobRequestConsumerLoopTest {
     @Test
     void recordsOverTheOwnersShareWaitInTheirPartitionAndOthersAreServed() throws Exception {
         TopicPartition calmPartition = new TopicPartition(Topics.JOB_REQUESTS.name(), 1);
-        MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
-        MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(),
-                new ByteArraySerializer());
         OwnerRateLimit rate = new OwnerRateLimit(1);
-        JobRequests requests = new JobRequests(Contracts.load(Path.of("../config/contracts")),
-                Providers.load(Path.of("../config/providers.yaml"), Map.of()), OwnerPolicies.NONE,
-                Clock.systemUTC(), ProviderCooldowns.NONE, rate);
+        JobRequests requests = new JobRequests(CONTRACTS, PROVIDERS, OwnerPolicies.NONE, Clock.systemUTC(),
+                ProviderCooldowns.NONE, rate);
         JobRequestConsumer loop = new JobRequestConsumer(consumer, producer, new Ledger(Database.wrap(null)),
                 requests, new IngestMetrics(), KafkaPrincipals.NONE, JobRequestConsumer.Brake.NONE);
         // Requests that name no contract are answered INVALID without the ledger: what matters is who gets there.
@@ -232,11 +226,7 @@ class JobRequestConsumerLoopTest {
      */
     @Test
     void whileTheBrakeIsEngagedRecordsWaitInKafka() throws Exception {
-        MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
-        MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(),
-                new ByteArraySerializer());
-        JobRequests requests = new JobRequests(Contracts.load(Path.of("../config/contracts")),
-                Providers.load(Path.of("../config/providers.yaml"), Map.of()));
+        JobRequests requests = new JobRequests(CONTRACTS, PROVIDERS);
         AtomicBoolean backlogged = new AtomicBoolean(true);
         AtomicInteger pausedPolls = new AtomicInteger();
         JobRequestConsumer loop = new JobRequestConsumer(consumer, producer, new Ledger(Database.wrap(null)),

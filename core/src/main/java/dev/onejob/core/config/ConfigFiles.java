@@ -103,6 +103,29 @@ public final class ConfigFiles {
         return value == null || value.isNull() ? null : string(file, node, path, field, env);
     }
 
+    /**
+     * Refuses a {@code node} that is not a mapping, or that holds a key other than {@code keys}; {@code entry} names
+     * what one key is in the message (e.g. {@code a retry setting}) and {@code note} follows the expected keys.
+     */
+    public static void requireMappingOf(Path file, JsonNode node, String path, List<String> keys, String entry,
+                                        String note) {
+        if (!node.isObject()) {
+            throw new ConfigException(file + ": " + path + " must be a mapping with " + listed(keys, " and "));
+        }
+        for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
+            String name = names.next();
+            if (!keys.contains(name)) {
+                throw new ConfigException(file + ": " + path + "." + name + " is not " + entry + "; expected "
+                        + listed(keys, " or ") + note);
+            }
+        }
+    }
+
+    /** {@code a, b and c}, with {@code last} before the last key. */
+    private static String listed(List<String> keys, String last) {
+        return String.join(", ", keys.subList(0, keys.size() - 1)) + last + keys.get(keys.size() - 1);
+    }
+
     public static int positiveInt(Path file, JsonNode node, String path, String field, Integer fallback) {
         JsonNode value = node.get(field);
         if (value == null || value.isNull()) {

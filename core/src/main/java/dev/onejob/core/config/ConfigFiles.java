@@ -62,21 +62,23 @@ public final class ConfigFiles {
         if (!Files.isRegularFile(file)) {
             throw new ConfigException(file + ": file not found");
         }
-        try {
-            return YAML.readTree(file.toFile());
-        } catch (JsonProcessingException e) {
-            JsonLocation at = e.getLocation();
-            String where = at == null ? "" : ":" + at.getLineNr() + ":" + at.getColumnNr();
-            throw new ConfigException(file + where + ": " + e.getOriginalMessage());
-        } catch (IOException e) {
-            throw new ConfigException(file + ": cannot read (" + e.getMessage() + ")");
-        }
+        return parsed(file.toString(), () -> YAML.readTree(file.toFile()));
     }
 
     /** YAML (or JSON) from a stream, such as a classpath resource; {@code shown} names it in errors. */
     public static JsonNode read(InputStream in, String shown) {
+        return parsed(shown, () -> YAML.readTree(in));
+    }
+
+    /** One read of YAML. */
+    private interface Reading {
+        JsonNode read() throws IOException;
+    }
+
+    /** What {@code reading} parsed; a refusal naming {@code shown} (with the line and column of a syntax error). */
+    private static JsonNode parsed(String shown, Reading reading) {
         try {
-            return YAML.readTree(in);
+            return reading.read();
         } catch (JsonProcessingException e) {
             JsonLocation at = e.getLocation();
             String where = at == null ? "" : ":" + at.getLineNr() + ":" + at.getColumnNr();
@@ -129,10 +131,7 @@ public final class ConfigFiles {
     public static int positiveInt(Path file, JsonNode node, String path, String field, Integer fallback) {
         JsonNode value = node.get(field);
         if (value == null || value.isNull()) {
-            if (fallback != null) {
-                return fallback;
-            }
-            throw new ConfigException(file + ": " + path + "." + field + " is required");
+            return fallbackOrRequired(file, path, field, fallback);
         }
         if (!value.canConvertToInt() || !value.isIntegralNumber() || value.asInt() < 1) {
             throw new ConfigException(file + ": " + path + "." + field + " must be a positive whole number, got "
@@ -145,13 +144,18 @@ public final class ConfigFiles {
     public static Duration duration(Path file, JsonNode node, String path, String field, Duration fallback) {
         JsonNode value = node.get(field);
         if (value == null || value.isNull()) {
-            if (fallback != null) {
-                return fallback;
-            }
-            throw new ConfigException(file + ": " + path + "." + field + " is required");
+            return fallbackOrRequired(file, path, field, fallback);
         }
         return parseDuration(value.asText()).orElseThrow(() -> new ConfigException(file + ": " + path + "." + field
                 + " must be a duration like 500ms, 10s, 2m or 1h, got '" + value.asText() + "'"));
+    }
+
+    /** What an absent field means: {@code fallback}, or, when there is none, a refusal naming the field. */
+    private static <T> T fallbackOrRequired(Path file, String path, String field, T fallback) {
+        if (fallback == null) {
+            throw new ConfigException(file + ": " + path + "." + field + " is required");
+        }
+        return fallback;
     }
 
     public static Optional<Duration> parseDuration(String text) {

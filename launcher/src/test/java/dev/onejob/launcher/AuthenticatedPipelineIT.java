@@ -24,11 +24,11 @@ import dev.onejob.reconciler.ReconcilerConfig;
 import dev.onejob.reconciler.ReconcilerService;
 import dev.onejob.simulator.ProviderSimulator;
 import dev.onejob.simulator.SimulatorConfig;
+import dev.onejob.stack.infra.LoopbackPorts;
 import dev.onejob.testing.Await;
 import dev.onejob.testing.TestDatabase;
 import dev.onejob.worker.WorkerConfig;
 import dev.onejob.worker.WorkerService;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -82,11 +82,7 @@ class AuthenticatedPipelineIT {
 
     @BeforeAll
     static void start() throws Exception {
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
-        broker = EmbeddedKafka.startWithScramAndAcls(port);
+        broker = EmbeddedKafka.startWithScramAndAcls(LoopbackPorts.free());
         started.add(broker);
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.internalBootstrapServers()))) {
             List<UserScramCredentialAlteration> users = new ArrayList<>();

@@ -16,6 +16,7 @@ import dev.onejob.core.kafka.KafkaPrincipals;
 import dev.onejob.core.kafka.KafkaTopics;
 import dev.onejob.core.kafka.Topics;
 import dev.onejob.core.outbox.OutboxRelay;
+import dev.onejob.core.service.Closeables;
 import dev.onejob.core.service.ServiceMain;
 import dev.onejob.infra.EmbeddedKafka;
 import dev.onejob.ingest.IngestConfig;
@@ -179,13 +180,7 @@ class AuthenticatedPipelineIT {
 
     @AfterAll
     static void stop() {
-        for (int i = started.size() - 1; i >= 0; i--) {
-            try {
-                started.get(i).close();
-            } catch (Exception e) {
-                System.err.println("stopping " + started.get(i) + " failed: " + e);
-            }
-        }
+        Closeables.closeEachInReverse(started, (part, e) -> System.err.println("stopping " + part + " failed: " + e));
     }
 
     @Test

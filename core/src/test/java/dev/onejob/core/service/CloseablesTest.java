@@ -44,4 +44,20 @@ class CloseablesTest {
 
         assertEquals(io, thrown.getCause());
     }
+
+    @Test
+    void everyPartOfAListClosesLastFirstAndAFailureDoesNotStopTheOthers() {
+        List<String> closed = new ArrayList<>();
+        List<String> failed = new ArrayList<>();
+        AutoCloseable first = () -> closed.add("first");
+        AutoCloseable broken = () -> {
+            throw new IOException("disk gone");
+        };
+        AutoCloseable last = () -> closed.add("last");
+
+        Closeables.closeEachInReverse(List.of(first, broken, last), (part, e) -> failed.add(e.getMessage()));
+
+        assertEquals(List.of("last", "first"), closed);
+        assertEquals(List.of("disk gone"), failed);
+    }
 }

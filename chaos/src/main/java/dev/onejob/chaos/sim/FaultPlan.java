@@ -20,8 +20,11 @@ import java.util.regex.Pattern;
  * never a counter, so the same seed gives every attempt the same fault whatever order the requests arrive in, and
  * every retry of one attempt id meets the same fault. Keys that are not canonical UUIDs, and missing keys, always
  * get a plain answer. Owns nothing mutable: an immutable value, safe to share between handler threads.
+ *
+ * @param mix the share of attempts that meets each fault ({@link #fractions()} lists them by label)
  */
-public final class FaultPlan implements Function<String, Behaviour> {
+public record FaultPlan(long seed, Fractions mix, long lateAnswerMs, long answerDelayMs, long longStreamMs)
+        implements Function<String, Behaviour> {
 
     /** What one attempt meets, in the order the hash's unit interval is cut into. */
     public enum Fault {
@@ -134,27 +137,17 @@ public final class FaultPlan implements Function<String, Behaviour> {
     private static final Pattern CANONICAL_UUID =
             Pattern.compile("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
 
-    private final long seed;
-    private final Fractions fractions;
-    private final long lateAnswerMs;
-    private final long answerDelayMs;
-    private final long longStreamMs;
-
     public FaultPlan(long seed, Fractions fractions, long lateAnswerMs, long answerDelayMs) {
         this(seed, fractions, lateAnswerMs, answerDelayMs, DEFAULT_LONG_STREAM_MS);
     }
 
-    public FaultPlan(long seed, Fractions fractions, long lateAnswerMs, long answerDelayMs, long longStreamMs) {
+    public FaultPlan {
         if (lateAnswerMs < 0 || answerDelayMs < 0 || longStreamMs < LONG_STREAM_INTERVAL_MS) {
             throw new IllegalArgumentException("delays must be >= 0 and a long stream at least "
                     + LONG_STREAM_INTERVAL_MS + " ms, were late_answer_ms=" + lateAnswerMs + " answer_delay_ms="
                     + answerDelayMs + " long_stream_ms=" + longStreamMs);
         }
-        this.seed = seed;
-        this.fractions = Objects.requireNonNull(fractions, "fractions");
-        this.lateAnswerMs = lateAnswerMs;
-        this.answerDelayMs = answerDelayMs;
-        this.longStreamMs = longStreamMs;
+        Objects.requireNonNull(mix, "fractions");
     }
 
     /** The default fractions and delays for {@code seed}. */
@@ -167,19 +160,15 @@ public final class FaultPlan implements Function<String, Behaviour> {
     }
 
     public FaultPlan withLateAnswerMs(long ms) {
-        return new FaultPlan(seed, fractions, ms, answerDelayMs, longStreamMs);
+        return new FaultPlan(seed, mix, ms, answerDelayMs, longStreamMs);
     }
 
     public FaultPlan withAnswerDelayMs(long ms) {
-        return new FaultPlan(seed, fractions, lateAnswerMs, ms, longStreamMs);
+        return new FaultPlan(seed, mix, lateAnswerMs, ms, longStreamMs);
     }
 
     public FaultPlan withLongStreamMs(long ms) {
-        return new FaultPlan(seed, fractions, lateAnswerMs, answerDelayMs, ms);
-    }
-
-    public long seed() {
-        return seed;
+        return new FaultPlan(seed, mix, lateAnswerMs, answerDelayMs, ms);
     }
 
     /** The fault {@code idempotencyKey} meets; {@link Fault#ANSWER} for null and non-UUID keys. */
@@ -190,7 +179,7 @@ public final class FaultPlan implements Function<String, Behaviour> {
         double point = unit(hash(UUID.fromString(idempotencyKey)));
         double bound = 0;
         for (Fault fault : Fault.values()) {
-            bound += fractions.of(fault);
+            bound += mix.of(fault);
             if (point < bound) {
                 return fault;
             }
@@ -219,7 +208,7 @@ public final class FaultPlan implements Function<String, Behaviour> {
     public Map<String, Double> fractions() {
         Map<String, Double> shares = new LinkedHashMap<>();
         for (Fault fault : Fault.values()) {
-            shares.put(fault.label(), fractions.of(fault));
+            shares.put(fault.label(), mix.of(fault));
         }
         return Collections.unmodifiableMap(shares);
     }

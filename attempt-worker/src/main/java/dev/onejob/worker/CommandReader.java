@@ -23,25 +23,9 @@ import org.slf4j.LoggerFactory;
  * worker cannot run (its provider or contract is not in this worker's files: config skew) is failed without a call,
  * with a FAILED completion that lets the reconciler fail over or fail the job. Owns the dead-letter producer.
  */
-final class CommandReader implements AutoCloseable {
+record CommandReader(Producer<byte[], byte[]> deadLetters, Providers providers, Contracts contracts,
+                     StartsInDoubt starts, AttemptCalls calls, WorkerMetrics metrics) implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(CommandReader.class);
-
-    private final Producer<byte[], byte[]> deadLetters;
-    private final Providers providers;
-    private final Contracts contracts;
-    private final StartsInDoubt starts;
-    private final AttemptCalls calls;
-    private final WorkerMetrics metrics;
-
-    CommandReader(Producer<byte[], byte[]> deadLetters, Providers providers, Contracts contracts, StartsInDoubt starts,
-                  AttemptCalls calls, WorkerMetrics metrics) {
-        this.deadLetters = deadLetters;
-        this.providers = providers;
-        this.contracts = contracts;
-        this.starts = starts;
-        this.calls = calls;
-        this.metrics = metrics;
-    }
 
     /** The record as a command to start, or null when it was dead-lettered or failed without a call. */
     Startable read(ConsumerRecord<byte[], byte[]> record) {

@@ -7,6 +7,7 @@ import dev.onejob.core.contract.Contracts;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.ledger.Ledger;
 import dev.onejob.core.metrics.OpsServer;
+import dev.onejob.core.service.Closeables;
 import dev.onejob.core.service.Loops;
 import dev.onejob.core.service.ServiceMain;
 import dev.onejob.providers.ProviderClients;
@@ -106,12 +107,6 @@ public final class WorkerService implements ServiceMain.Service {
     /** Stops polling and lets calls in flight finish (bounded by the worker's own drain), then the clients. */
     @Override
     public void close() {
-        if (ops != null) {
-            ops.close();
-        }
-        loops.close();
-        if (clients != null) {
-            clients.close();
-        }
+        Closeables.closeInOrder(ops, loops, clients);
     }
 }

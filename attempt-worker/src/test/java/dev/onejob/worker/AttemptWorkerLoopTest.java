@@ -13,6 +13,8 @@ import dev.onejob.core.events.Headers;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.Topics;
 import dev.onejob.core.ledger.Ledger;
+import dev.onejob.testing.Await;
+import dev.onejob.testing.LoopThread;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -71,15 +73,11 @@ class AttemptWorkerLoopTest {
             consumer.addRecord(record(2, null));
         });
 
-        Thread loop = new Thread(worker, "attempt-worker-under-test");
-        loop.start();
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (committed(consumer) < 3 && System.nanoTime() < deadline) {
-            Thread.sleep(20);
+        long committed;
+        try (LoopThread ignored = LoopThread.start("attempt-worker-under-test", worker)) {
+            Await.until(Duration.ofSeconds(10), "three offsets committed", () -> committed(consumer) >= 3);
+            committed = committed(consumer);
         }
-        long committed = committed(consumer);
-        worker.close();
-        loop.join(10_000);
 
         List<ProducerRecord<byte[], byte[]>> letters = deadLetters.history();
         assertEquals(2, letters.size(), "one dead letter per unreadable record");
@@ -130,16 +128,13 @@ class AttemptWorkerLoopTest {
                 StandardCharsets.UTF_8))));
 
         // when the loop runs through both polls
-        Thread loop = new Thread(worker, "attempt-worker-under-test");
-        loop.start();
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (committed(consumer) < 2 && System.nanoTime() < deadline) {
-            Thread.sleep(20);
+        long committed;
+        boolean aliveAfterTheTimeout;
+        try (LoopThread loop = LoopThread.start("attempt-worker-under-test", worker)) {
+            Await.until(Duration.ofSeconds(10), "two offsets committed", () -> committed(consumer) >= 2);
+            committed = committed(consumer);
+            aliveAfterTheTimeout = loop.isAlive();
         }
-        long committed = committed(consumer);
-        boolean aliveAfterTheTimeout = loop.isAlive();
-        worker.close();
-        loop.join(10_000);
 
         // then the loop lived through the timed-out commit, and the next commit covered both records
         assertTrue(aliveAfterTheTimeout, "the poll loop is still running");

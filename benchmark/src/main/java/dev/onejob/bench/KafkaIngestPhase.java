@@ -2,6 +2,7 @@ package dev.onejob.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.bench.loadgen.JobRequestFactory;
+import dev.onejob.bench.loadgen.TopicEnd;
 import dev.onejob.bench.report.Phases;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.KafkaConfig;
@@ -9,15 +10,10 @@ import dev.onejob.core.kafka.Topics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.UUID;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -89,17 +85,7 @@ record KafkaIngestPhase(BenchContext context) {
 
         CommandCounter(String bootstrapServers, String ownerPrefix) {
             this.ownerPrefix = ownerPrefix;
-            consumer = new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                    ConsumerConfig.GROUP_ID_CONFIG, "bench-commands-" + UUID.randomUUID(),
-                    ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
-                    ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-                    ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50),
-                    new ByteArrayDeserializer(), new ByteArrayDeserializer());
-            List<TopicPartition> partitions = consumer.partitionsFor(Topics.ATTEMPT_COMMANDS.name()).stream()
-                    .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
-            consumer.assign(partitions);
-            consumer.seekToEnd(partitions);
-            partitions.forEach(consumer::position);
+            consumer = TopicEnd.reader(bootstrapServers, Topics.ATTEMPT_COMMANDS.name(), "bench-commands-");
         }
 
         /** {count seen, nanoTime of the last one}. */

@@ -30,8 +30,8 @@ class ChaosClusterIT {
 
         assertEquals(List.of(), run.faultsNotInflicted(), "every fault was inflicted");
         for (FaultKind kind : FaultKind.perRound(true)) {
-            assertEquals(1, report.figure("faults " + kind.label()),
-                    kind.label() + " was not injected; see " + work.resolve("history.jsonl"));
+            assertEquals(1, report.figure("faults " + kind.wireName()),
+                    kind.wireName() + " was not injected; see " + work.resolve("history.jsonl"));
         }
         assertTrue(report.figures().stream().noneMatch(f -> f.name().equals("faults restart-broker")),
                 "the single broker's restart is not among the cluster's faults");

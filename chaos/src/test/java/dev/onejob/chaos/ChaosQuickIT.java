@@ -30,8 +30,8 @@ class ChaosQuickIT {
         assertEquals(List.of(), run.faultsNotInflicted(), "every fault was inflicted");
         // every kind of a round once; the broker outage is the full mode's alone
         for (FaultKind kind : FaultKind.perRound()) {
-            assertEquals(1, report.figure("faults " + kind.label()),
-                    kind.label() + " was not injected; see " + work.resolve("history.jsonl"));
+            assertEquals(1, report.figure("faults " + kind.wireName()),
+                    kind.wireName() + " was not injected; see " + work.resolve("history.jsonl"));
         }
         assertTrue(report.figure("intents") >= settings.intents(), "every intent was submitted");
         assertTrue(report.passed(),

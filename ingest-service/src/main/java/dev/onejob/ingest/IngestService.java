@@ -17,6 +17,7 @@ import dev.onejob.core.ledger.LedgerQueries;
 import dev.onejob.core.ledger.RefusalCounts;
 import dev.onejob.core.outbox.OutboxHost;
 import dev.onejob.core.outbox.OutboxRelay;
+import dev.onejob.core.service.Closeables;
 import dev.onejob.core.service.Loops;
 import dev.onejob.core.service.ServiceMain;
 import dev.onejob.ingest.http.AttemptBacklog;
@@ -200,15 +201,6 @@ public final class IngestService implements ServiceMain.Service {
                 Thread.currentThread().interrupt();
             }
         }
-        if (api != null) {
-            api.close();
-        }
-        loops.close();
-        if (cooldownDatabase != null) {
-            cooldownDatabase.close();
-        }
-        if (admin != null) {
-            admin.close();
-        }
+        Closeables.closeInOrder(api, loops, cooldownDatabase, admin);
     }
 }

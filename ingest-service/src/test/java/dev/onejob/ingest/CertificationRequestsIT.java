@@ -27,7 +27,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -59,9 +58,7 @@ class CertificationRequestsIT {
 
     @BeforeAll
     static void start() throws IOException {
-        Path tokens = Files.createTempDirectory("onejob-certify-test").resolve("tokens.yaml");
-        Files.writeString(tokens, "tokens:\n  - owner: ops\n    roles: [operate]\n    sha256: "
-                + Tokens.sha256Hex(OPS) + "\n");
+        Path tokens = new TokensFile().token("ops", "[operate]", OPS).write("onejob-certify-test");
         TestDatabase db = TestDatabase.shared();
         IngestConfig config = new IngestConfig(new DatabaseConfig(db.jdbcUrl(), db.user(),
                 System.getenv("DATABASE_PASSWORD"), 4), new KafkaConfig(TestKafka.shared().bootstrapServers()),

@@ -14,7 +14,6 @@ import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,14 +49,11 @@ class EventStreamReleaseIT {
 
     @BeforeAll
     static void startInstance() throws Exception {
-        Path tokens = Files.createTempDirectory("onejob-streams").resolve("tokens.yaml");
-        StringBuilder yaml = new StringBuilder("tokens:\n  - owner: ops\n    roles: [operate]\n    sha256: "
-                + Tokens.sha256Hex(IngestFixture.OPS) + "\n");
+        TokensFile file = new TokensFile().token("ops", "[operate]", IngestFixture.OPS);
         for (int i = 0; i < OWNERS; i++) {
-            yaml.append("  - owner: ").append(owner(i)).append("\n    roles: [submit]\n    sha256: ")
-                    .append(Tokens.sha256Hex(token(i))).append('\n');
+            file.token(owner(i), "[submit]", token(i));
         }
-        Files.writeString(tokens, yaml);
+        Path tokens = file.write("onejob-streams");
         ingest = IngestFixture.startInstance("ingest-streams-test", tokens, 4, Map.of("HTTP_THREADS", "8"), 64 * 1024,
                 FrontDoor.defaults().withRatePerOwner(0)
                         // Every request here must be served, not shed, on however busy a machine.

@@ -8,9 +8,7 @@ import dev.onejob.core.json.Json;
 import dev.onejob.core.ledger.Ledger;
 import dev.onejob.testing.TestDatabase;
 import java.net.http.HttpResponse;
-import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -41,22 +39,12 @@ class GroupCommitIT {
 
     @BeforeAll
     static void refuseSomeKeys() throws SQLException {
-        execute("""
-                CREATE OR REPLACE FUNCTION refuse_group_commit_keys() RETURNS trigger LANGUAGE plpgsql AS $$
-                BEGIN
-                    IF NEW.idempotency_key LIKE '%SUFFIX' THEN
-                        RAISE EXCEPTION USING ERRCODE = '23514', MESSAGE = 'keys like this one are refused here';
-                    END IF;
-                    RETURN NEW;
-                END $$""".replace("SUFFIX", REFUSED));
-        execute("CREATE TRIGGER refuse_group_commit_keys BEFORE INSERT ON jobs FOR EACH ROW EXECUTE FUNCTION "
-                + "refuse_group_commit_keys()");
+        RefusedKeys.install("refuse_group_commit_keys", REFUSED);
     }
 
     @AfterAll
     static void stopRefusing() throws SQLException {
-        execute("DROP TRIGGER IF EXISTS refuse_group_commit_keys ON jobs");
-        execute("DROP FUNCTION IF EXISTS refuse_group_commit_keys()");
+        RefusedKeys.remove("refuse_group_commit_keys");
     }
 
     /** One submission of a round and the status it must get; {@code pair} names the two that share a key. */
@@ -139,12 +127,5 @@ class GroupCommitIT {
         assertTrue(max.find(), "no onejob_http_submit_group_size_max in /metrics");
         assertTrue(Double.parseDouble(max.group(1)) > 1, "no group of more than one submission in " + rounds
                 + " rounds of 48 at once: " + max.group(0));
-    }
-
-    private static void execute(String sql) throws SQLException {
-        try (Connection connection = TestDatabase.shared().dataSource().getConnection();
-             Statement statement = connection.createStatement()) {
-            statement.execute(sql);
-        }
     }
 }

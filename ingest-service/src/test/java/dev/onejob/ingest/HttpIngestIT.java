@@ -22,19 +22,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 class HttpIngestIT {
-    private static final ExecutorService POOL = Executors.newFixedThreadPool(50);
     private final IngestFixture ingest = IngestFixture.shared();
-
-    @AfterAll
-    static void stopPool() {
-        POOL.shutdownNow();
-    }
 
     private static JsonNode readYaml(String text) {
         try {
@@ -74,7 +65,7 @@ class HttpIngestIT {
         }
 
         // when they post at once
-        List<HttpResponse<String>> responses = StartGate.race(POOL, posts);
+        List<HttpResponse<String>> responses = StartGate.race(posts);
 
         // then one 201, 49 replays, all naming the same job, and exactly one command reaches attempt-commands
         Set<String> ids = new HashSet<>();
@@ -136,13 +127,25 @@ class HttpIngestIT {
         assertEquals(json(bobSubmit).path("id").asText(), bobsByKey.path("id").asText());
     }
 
+    /** A job of alice's, submitted over HTTP with a key starting {@code keyPrefix}, and its first attempt. */
+    private record Started(UUID id, UUID firstAttempt) {
+    }
+
+    /** Submits a job and starts its first attempt as a worker would (STARTING, a 10 s soft timeout). */
+    private Started jobWithAStartedAttempt(String keyPrefix) {
+        JsonNode job = json(ingest.submit(IngestFixture.ALICE, keyPrefix + UUID.randomUUID(),
+                IngestFixture.request("x")));
+        UUID first = UUID.fromString(job.path("attempts").get(0).path("id").asText());
+        ingest.ledger.starts().start(first, Duration.ofSeconds(10));
+        return new Started(UUID.fromString(job.path("id").asText()), first);
+    }
+
     @Test
     void theFallbackButtonIsRefusedWhileTheAttemptIsStartingOrUnknown() {
         // given a job whose first attempt a worker started
-        JsonNode job = json(ingest.submit(IngestFixture.ALICE, "fb-" + UUID.randomUUID(), IngestFixture.request("x")));
-        UUID jobId = UUID.fromString(job.path("id").asText());
-        UUID first = UUID.fromString(job.path("attempts").get(0).path("id").asText());
-        ingest.ledger.starts().start(first, Duration.ofSeconds(10));
+        Started job = jobWithAStartedAttempt("fb-");
+        UUID jobId = job.id();
+        UUID first = job.firstAttempt();
 
         // when the owner presses the fallback button while it is STARTING, then UNKNOWN: 409 naming it
         for (String state : List.of("STARTING", "UNKNOWN")) {
@@ -206,10 +209,9 @@ class HttpIngestIT {
 
     @Test
     void resolvingFailedContinuesAutomaticFailoverWithExactlyOneNewCommand() {
-        JsonNode job = json(ingest.submit(IngestFixture.ALICE, "rf-" + UUID.randomUUID(), IngestFixture.request("x")));
-        UUID jobId = UUID.fromString(job.path("id").asText());
-        UUID first = UUID.fromString(job.path("attempts").get(0).path("id").asText());
-        ingest.ledger.starts().start(first, Duration.ofSeconds(10));
+        Started job = jobWithAStartedAttempt("rf-");
+        UUID jobId = job.id();
+        UUID first = job.firstAttempt();
         ingest.ledger.starts().markUnknown(first);
 
         HttpResponse<String> resolved = ingest.send("POST", "/v1/attempts/" + first + "/resolve", IngestFixture.OPS,

@@ -23,7 +23,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -60,11 +59,8 @@ final class IngestFixture {
 
     private IngestFixture() throws IOException {
         KafkaTopics.ensure(bootstrap, KafkaTopics.allNames(), 3, (short) 1);
-        Path dir = Files.createTempDirectory("onejob-ingest-test");
-        Path tokens = dir.resolve("tokens.yaml");
-        Files.writeString(tokens, "tokens:\n"
-                + token("alice", "[submit]", ALICE) + token("bob", "[submit]", BOB) + token("ops", "[operate]", OPS)
-                + token("boss", "[submit, operate]", BOSS));
+        Path tokens = new TokensFile().token("alice", "[submit]", ALICE).token("bob", "[submit]", BOB)
+                .token("ops", "[operate]", OPS).token("boss", "[submit, operate]", BOSS).write("onejob-ingest-test");
         TestDatabase db = TestDatabase.shared();
         databaseConfig = new DatabaseConfig(db.jdbcUrl(), db.user(), System.getenv("DATABASE_PASSWORD"), 4);
         IngestConfig config = new IngestConfig(databaseConfig, new KafkaConfig(bootstrap), IngestConfig.http(Settings.of(Map.of("HTTP_HOST", "127.0.0.1",
@@ -90,10 +86,6 @@ final class IngestFixture {
             }
         }
         return shared;
-    }
-
-    private static String token(String owner, String roles, String token) {
-        return "  - owner: " + owner + "\n    roles: " + roles + "\n    sha256: " + Tokens.sha256Hex(token) + "\n";
     }
 
     synchronized void startRelay() {

@@ -18,7 +18,6 @@ import dev.onejob.ingest.http.FrontDoor;
 import dev.onejob.testing.TestDatabase;
 import dev.onejob.testing.TopicProbe;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -47,9 +46,7 @@ final class IsolatedIngest implements AutoCloseable {
     IsolatedIngest(int ratePerOwner) throws IOException {
         broker = EmbeddedKafka.start(null, Map.of());
         KafkaTopics.ensure(broker.bootstrapServers(), KafkaTopics.allNames(), 3, (short) 1);
-        Path tokens = Files.createTempDirectory("onejob-isolated").resolve("tokens.yaml");
-        Files.writeString(tokens, "tokens:\n  - owner: alice\n    roles: [submit]\n    sha256: "
-                + Tokens.sha256Hex(IngestFixture.ALICE) + "\n");
+        Path tokens = new TokensFile().token("alice", "[submit]", IngestFixture.ALICE).write("onejob-isolated");
         TestDatabase db = TestDatabase.shared();
         DatabaseConfig database = new DatabaseConfig(db.jdbcUrl(), db.user(), System.getenv("DATABASE_PASSWORD"), 2);
         service = new IngestService(new IngestConfig(database, new KafkaConfig(broker.bootstrapServers()),

@@ -9,9 +9,7 @@ import dev.onejob.core.ledger.Ledger;
 import dev.onejob.testing.TestDatabase;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,15 +35,7 @@ class KafkaBatchRefusalIT {
 
     @BeforeAll
     static void start() throws IOException, SQLException {
-        execute("""
-                CREATE FUNCTION refuse_test_keys() RETURNS trigger LANGUAGE plpgsql AS $$
-                BEGIN
-                    IF NEW.idempotency_key LIKE '%SUFFIX' THEN
-                        RAISE EXCEPTION USING ERRCODE = '23514', MESSAGE = 'keys like this one are refused here';
-                    END IF;
-                    RETURN NEW;
-                END $$""".replace("SUFFIX", REFUSED_SUFFIX));
-        execute("CREATE TRIGGER refuse_test_keys BEFORE INSERT ON jobs FOR EACH ROW EXECUTE FUNCTION refuse_test_keys()");
+        RefusedKeys.install("refuse_test_keys", REFUSED_SUFFIX);
         ingest = new IsolatedIngest();
     }
 
@@ -54,8 +44,7 @@ class KafkaBatchRefusalIT {
         if (ingest != null) {
             ingest.close();
         }
-        execute("DROP TRIGGER IF EXISTS refuse_test_keys ON jobs");
-        execute("DROP FUNCTION IF EXISTS refuse_test_keys()");
+        RefusedKeys.remove("refuse_test_keys");
     }
 
     @Test
@@ -85,13 +74,6 @@ class KafkaBatchRefusalIT {
         assertTrue(LEDGER.lookups().jobForKey("alice", keys.get(2)).isEmpty());
         for (String key : List.of(keys.get(0), keys.get(1), keys.get(3), keys.get(4))) {
             assertTrue(LEDGER.lookups().jobForKey("alice", key).isPresent(), key);
-        }
-    }
-
-    private static void execute(String sql) throws SQLException {
-        try (Connection connection = TestDatabase.shared().dataSource().getConnection();
-             Statement statement = connection.createStatement()) {
-            statement.execute(sql);
         }
     }
 }

@@ -28,7 +28,6 @@ import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -212,10 +211,8 @@ class OutboxRelayIT {
         // when two relays drain the outbox at the same time
         OutboxRelay a = relay("relay-a-" + UUID.randomUUID(), OutboxRelay.Hooks.NONE, OutboxRelay.DEFAULT_LEASE);
         OutboxRelay b = relay("relay-b-" + UUID.randomUUID(), OutboxRelay.Hooks.NONE, OutboxRelay.DEFAULT_LEASE);
-        var pool = Executors.newFixedThreadPool(2);
-        var sent = StartGate.race(pool, List.<Callable<Integer>>of(
+        var sent = StartGate.race(List.<Callable<Integer>>of(
                 () -> drain(a), () -> drain(b)));
-        pool.shutdown();
         a.close();
         b.close();
 

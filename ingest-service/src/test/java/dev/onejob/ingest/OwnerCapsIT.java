@@ -15,7 +15,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,11 +42,9 @@ class OwnerCapsIT {
 
     @BeforeAll
     static void startACappedInstance() throws Exception {
-        Path tokens = Files.createTempDirectory("onejob-caps").resolve("tokens.yaml");
-        Files.writeString(tokens, "tokens:\n"
-                + "  - owner: alice\n    roles: [submit]\n    sha256: " + Tokens.sha256Hex(IngestFixture.ALICE) + "\n"
-                + "  - owner: bob\n    roles: [submit]\n    sha256: " + Tokens.sha256Hex(IngestFixture.BOB) + "\n"
-                + "  - owner: ops\n    roles: [operate]\n    sha256: " + Tokens.sha256Hex(IngestFixture.OPS) + "\n");
+        Path tokens = new TokensFile().token("alice", "[submit]", IngestFixture.ALICE)
+                .token("bob", "[submit]", IngestFixture.BOB).token("ops", "[operate]", IngestFixture.OPS)
+                .write("onejob-caps");
         capped = IngestFixture.startInstance("ingest-caps-test", tokens, 2, Map.of("HTTP_THREADS", "4"), 256 * 1024,
                 FrontDoor.defaults().withRatePerOwner(0).withPerOwner(0, 2, 2));
     }

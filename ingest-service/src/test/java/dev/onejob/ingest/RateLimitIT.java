@@ -13,7 +13,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -32,10 +31,8 @@ class RateLimitIT {
 
     @BeforeEach
     void start() throws Exception {
-        Path tokens = Files.createTempDirectory("onejob-rate-limit").resolve("tokens.yaml");
-        Files.writeString(tokens, "tokens:\n"
-                + "  - owner: carol\n    roles: [submit]\n    sha256: " + Tokens.sha256Hex(CAROL) + "\n"
-                + "  - owner: dave\n    roles: [submit]\n    sha256: " + Tokens.sha256Hex(DAVE) + "\n");
+        Path tokens = new TokensFile().token("carol", "[submit]", CAROL).token("dave", "[submit]", DAVE)
+                .write("onejob-rate-limit");
         service = IngestFixture.startInstance("rate-limit-test", tokens, 2, Map.of("HTTP_THREADS", "4"), 64 * 1024,
                 FrontDoor.defaults().withRatePerOwner(1));
     }

@@ -17,7 +17,6 @@ import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,9 +41,7 @@ class WaitAndFollowIT {
 
     @BeforeAll
     static void startSecondInstance() throws Exception {
-        Path tokens = Files.createTempDirectory("onejob-wait").resolve("tokens.yaml");
-        Files.writeString(tokens, "tokens:\n  - owner: alice\n    roles: [submit]\n    sha256: "
-                + Tokens.sha256Hex(IngestFixture.ALICE) + "\n");
+        Path tokens = new TokensFile().token("alice", "[submit]", IngestFixture.ALICE).write("onejob-wait");
         FrontDoor frontDoor = new FrontDoor(2, 64, 0, FrontDoor.DEFAULT_SHED_QUEUE_WAIT,
                 FrontDoor.DEFAULT_SHED_BACKLOG, Duration.ofSeconds(60), Duration.ofMinutes(10));
         slowRecheck = IngestFixture.startInstance("ingest-wait-test", tokens, 2, Map.of("HTTP_THREADS", "4",

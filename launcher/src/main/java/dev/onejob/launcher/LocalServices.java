@@ -5,6 +5,7 @@ import dev.onejob.core.config.Env;
 import dev.onejob.core.config.Settings;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.outbox.OutboxRelay;
+import dev.onejob.core.service.Closeables;
 import dev.onejob.core.service.ServiceMain;
 import dev.onejob.ingest.IngestConfig;
 import dev.onejob.ingest.IngestService;
@@ -159,13 +160,8 @@ final class LocalServices implements AutoCloseable {
 
     @Override
     public void close() {
-        for (int i = started.size() - 1; i >= 0; i--) {
-            try {
-                started.get(i).close();
-            } catch (Exception e) {
-                System.err.println("stopping " + started.get(i).getClass().getSimpleName() + " failed: " + e);
-            }
-        }
+        Closeables.closeEachInReverse(started,
+                (part, e) -> System.err.println("stopping " + part.getClass().getSimpleName() + " failed: " + e));
         started.clear();
     }
 }

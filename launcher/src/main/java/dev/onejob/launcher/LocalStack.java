@@ -4,6 +4,7 @@ import dev.onejob.core.config.Env;
 import dev.onejob.core.config.Settings;
 import dev.onejob.core.db.Database;
 import dev.onejob.core.db.DatabaseConfig;
+import dev.onejob.core.service.Closeables;
 import dev.onejob.core.service.Loops;
 import dev.onejob.infra.EmbeddedKafka;
 import dev.onejob.infra.PostgresServer;
@@ -142,14 +143,6 @@ final class LocalStack implements AutoCloseable {
 
     @Override
     public void close() {
-        if (services != null) {
-            services.close();
-        }
-        if (database != null) {
-            database.close();
-        }
-        if (kafka != null) {
-            kafka.close();
-        }
+        Closeables.closeInOrder(services, database, kafka);
     }
 }

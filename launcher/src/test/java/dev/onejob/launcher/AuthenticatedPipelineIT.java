@@ -16,6 +16,7 @@ import dev.onejob.core.kafka.KafkaPrincipals;
 import dev.onejob.core.kafka.KafkaTopics;
 import dev.onejob.core.kafka.Topics;
 import dev.onejob.core.outbox.OutboxRelay;
+import dev.onejob.core.service.Closeables;
 import dev.onejob.core.service.ServiceMain;
 import dev.onejob.infra.EmbeddedKafka;
 import dev.onejob.ingest.IngestConfig;
@@ -24,11 +25,11 @@ import dev.onejob.reconciler.ReconcilerConfig;
 import dev.onejob.reconciler.ReconcilerService;
 import dev.onejob.simulator.ProviderSimulator;
 import dev.onejob.simulator.SimulatorConfig;
+import dev.onejob.stack.infra.LoopbackPorts;
 import dev.onejob.testing.Await;
 import dev.onejob.testing.TestDatabase;
 import dev.onejob.worker.WorkerConfig;
 import dev.onejob.worker.WorkerService;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -82,11 +83,7 @@ class AuthenticatedPipelineIT {
 
     @BeforeAll
     static void start() throws Exception {
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
-        broker = EmbeddedKafka.startWithScramAndAcls(port);
+        broker = EmbeddedKafka.startWithScramAndAcls(LoopbackPorts.free());
         started.add(broker);
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.internalBootstrapServers()))) {
             List<UserScramCredentialAlteration> users = new ArrayList<>();
@@ -183,13 +180,7 @@ class AuthenticatedPipelineIT {
 
     @AfterAll
     static void stop() {
-        for (int i = started.size() - 1; i >= 0; i--) {
-            try {
-                started.get(i).close();
-            } catch (Exception e) {
-                System.err.println("stopping " + started.get(i) + " failed: " + e);
-            }
-        }
+        Closeables.closeEachInReverse(started, (part, e) -> System.err.println("stopping " + part + " failed: " + e));
     }
 
     @Test

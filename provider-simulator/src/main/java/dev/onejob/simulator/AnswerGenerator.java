@@ -21,22 +21,9 @@ import java.util.regex.Pattern;
  * gets the same answer. Every property is emitted, required or not. A request without a schema gets a JSON string:
  * free text, {@link Prose#answer} (the model's prose, not a JSON object). Owns no state beyond one generation.
  */
-final class AnswerGenerator {
-
+record AnswerGenerator(JsonNode root, String seed, String userText, String freeText) {
     private static final int MAX_DEPTH = 12;
     private static final long DEFAULT_SPAN = 100;
-
-    private final JsonNode root;
-    private final String seed;
-    private final String userText;
-    private final String freeText;
-
-    private AnswerGenerator(JsonNode root, String seed, String userText, String freeText) {
-        this.root = root;
-        this.seed = seed;
-        this.userText = userText;
-        this.freeText = freeText;
-    }
 
     /** The answer for {@code request}: from its schema, or a JSON string of prose when it has none. */
     static JsonNode answer(SimRequest request) {

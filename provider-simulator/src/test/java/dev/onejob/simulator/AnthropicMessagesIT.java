@@ -11,20 +11,17 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-class AnthropicMessagesIT {
+class AnthropicMessagesIT extends SimulatorPerTest {
 
     private static final String REVIEW = "Arrived broken. Negative experience overall.";
 
-    /** A simulator of its own for each test, closed after it. */
-    @AutoClose
-    private ProviderSimulator simulator = SimHttp.startSimulator(
-            SimulatorConfig.defaults().withName("anthropic-it").withApiKey("sk-test"));
-    private SimHttp http = new SimHttp(simulator);
+    AnthropicMessagesIT() {
+        super(SimulatorConfig.defaults().withName("anthropic-it").withApiKey("sk-test"));
+    }
 
     @Test
     void answersWithOneToolUseBlockWhoseInputFollowsTheSchema() throws Exception {

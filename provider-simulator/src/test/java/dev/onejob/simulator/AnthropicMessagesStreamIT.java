@@ -9,22 +9,19 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@code "stream": true} on {@code /v1/messages}, and structured output through {@code output_config}, whole and
  * streamed.
  */
-class AnthropicMessagesStreamIT {
+class AnthropicMessagesStreamIT extends SimulatorPerTest {
 
     private static final String REVIEW = "Arrived broken. Negative experience overall.";
 
-    /** A simulator of its own for each test, closed after it. */
-    @AutoClose
-    private ProviderSimulator simulator = SimHttp.startSimulator(
-            SimulatorConfig.defaults().withName("anthropic-stream-it").withApiKey("sk-test"));
-    private SimHttp http = new SimHttp(simulator);
+    AnthropicMessagesStreamIT() {
+        super(SimulatorConfig.defaults().withName("anthropic-stream-it").withApiKey("sk-test"));
+    }
 
     /** A request for structured output: no tool, the schema in {@code output_config.format}. */
     static ObjectNode structuredOutputBody(String review, JsonNode schema) {

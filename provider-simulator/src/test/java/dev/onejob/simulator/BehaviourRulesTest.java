@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -45,6 +46,25 @@ class BehaviourRulesTest {
                 List.of(first, second, third, fourth));
     }
 
+    /** Sixteen requests released together on {@code pool}: how many of them resolved to a behaviour of {@code kind}. */
+    private static long sixteenAtOnce(ExecutorService pool, Callable<Behaviour> resolve, Class<?> kind)
+            throws Exception {
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<Behaviour>> results = new ArrayList<>();
+        for (int i = 0; i < 16; i++) {
+            results.add(pool.submit(() -> {
+                start.await();
+                return resolve.call();
+            }));
+        }
+        start.countDown();
+        long count = 0;
+        for (Future<Behaviour> result : results) {
+            count += kind.isInstance(result.get()) ? 1 : 0;
+        }
+        return count;
+    }
+
     @Test
     void concurrentRequestsConsumeAOneShotRuleExactlyOnce() throws Exception {
         // given
@@ -53,21 +73,9 @@ class BehaviourRulesTest {
         try {
             for (int round = 0; round < 50; round++) {
                 rules.setForKey("k", Behaviour.reset(), true);
-                CountDownLatch start = new CountDownLatch(1);
-                List<Future<Behaviour>> results = new ArrayList<>();
-                for (int i = 0; i < 16; i++) {
-                    results.add(pool.submit(() -> {
-                        start.await();
-                        return rules.resolve("k").behaviour();
-                    }));
-                }
 
                 // when
-                start.countDown();
-                int resets = 0;
-                for (Future<Behaviour> result : results) {
-                    resets += result.get() instanceof Behaviour.Reset ? 1 : 0;
-                }
+                long resets = sixteenAtOnce(pool, () -> rules.resolve("k").behaviour(), Behaviour.Reset.class);
 
                 // then
                 assertEquals(1, resets, "round " + round);
@@ -162,21 +170,9 @@ class BehaviourRulesTest {
         try {
             for (int round = 0; round < 200; round++) {
                 rules.setDefault(Behaviour.status(429), 5);
-                CountDownLatch start = new CountDownLatch(1);
-                List<Future<Behaviour>> results = new ArrayList<>();
-                for (int i = 0; i < 16; i++) {
-                    results.add(pool.submit(() -> {
-                        start.await();
-                        return rules.resolve(null).behaviour();
-                    }));
-                }
 
                 // when
-                start.countDown();
-                int refusals = 0;
-                for (Future<Behaviour> result : results) {
-                    refusals += result.get() instanceof Behaviour.Status ? 1 : 0;
-                }
+                long refusals = sixteenAtOnce(pool, () -> rules.resolve(null).behaviour(), Behaviour.Status.class);
 
                 // then
                 assertEquals(5, refusals, "round " + round);

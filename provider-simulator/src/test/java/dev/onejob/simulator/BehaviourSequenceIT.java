@@ -10,16 +10,14 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** A default rule for the next N requests only ({@code times}), then the default it replaced again. */
-class BehaviourSequenceIT {
+class BehaviourSequenceIT extends SimulatorPerTest {
 
-    /** A simulator of its own for each test, closed after it. */
-    @AutoClose
-    private ProviderSimulator simulator = SimHttp.startSimulator(SimulatorConfig.defaults().withName("sequence-it"));
-    private SimHttp http = new SimHttp(simulator);
+    BehaviourSequenceIT() {
+        super(SimulatorConfig.defaults().withName("sequence-it"));
+    }
 
     @Test
     void theNextTwoRequestsAreRefusedWithRetryAfterThenEveryAttemptIsAnswered() throws Exception {

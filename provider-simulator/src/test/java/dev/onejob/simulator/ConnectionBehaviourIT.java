@@ -17,16 +17,14 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** Behaviours that act on time and on the connection: delay, hang, reset, refused connections. */
-class ConnectionBehaviourIT {
+class ConnectionBehaviourIT extends SimulatorPerTest {
 
-    /** A simulator of its own for each test, closed after it. */
-    @AutoClose
-    private ProviderSimulator simulator = SimHttp.startSimulator(SimulatorConfig.defaults().withName("connection-it"));
-    private SimHttp http = new SimHttp(simulator);
+    ConnectionBehaviourIT() {
+        super(SimulatorConfig.defaults().withName("connection-it"));
+    }
 
     @Test
     void answerWithDelayArrivesNoSoonerThanTheDelay() throws Exception {

@@ -11,16 +11,14 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** The /_sim/ control plane, driven over HTTP as the demo and chaos harness do from another process. */
-class ControlPlaneIT {
+class ControlPlaneIT extends SimulatorPerTest {
 
-    /** A simulator of its own for each test, closed after it. */
-    @AutoClose
-    private ProviderSimulator simulator = SimHttp.startSimulator(SimulatorConfig.defaults().withName("control-it"));
-    private SimHttp http = new SimHttp(simulator);
+    ControlPlaneIT() {
+        super(SimulatorConfig.defaults().withName("control-it"));
+    }
 
     @Test
     void healthSaysOkWithNameAndPort() throws Exception {

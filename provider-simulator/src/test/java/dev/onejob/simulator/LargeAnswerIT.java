@@ -8,19 +8,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** large_answer: a valid, storable answer of a requested size, streamed in a bounded number of events, billed. */
-class LargeAnswerIT {
+class LargeAnswerIT extends SimulatorPerTest {
 
     private static final int SIZE = 600 * 1024;
 
-    /** A simulator of its own for each test, closed after it. */
-    @AutoClose
-    private ProviderSimulator simulator = SimHttp.startSimulator(
-            SimulatorConfig.defaults().withName("large-answer-it"));
-    private SimHttp http = new SimHttp(simulator);
+    LargeAnswerIT() {
+        super(SimulatorConfig.defaults().withName("large-answer-it"));
+    }
 
     @Test
     void anOpenAiLargeAnswerFollowsTheSchemaHasTheSizeAndIsBilledForIt() throws Exception {

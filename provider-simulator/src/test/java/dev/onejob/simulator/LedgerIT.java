@@ -13,18 +13,16 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
-class LedgerIT {
+class LedgerIT extends SimulatorPerTest {
 
     private static final String KEY = "sk-ledger-secret-123";
 
-    /** A simulator of its own for each test, closed after it. */
-    @AutoClose
-    private ProviderSimulator simulator = SimHttp.startSimulator(
-            SimulatorConfig.defaults().withName("ledger-it").withApiKey(KEY));
-    private SimHttp http = new SimHttp(simulator).withApiKey(KEY);
+    LedgerIT() {
+        super(SimulatorConfig.defaults().withName("ledger-it").withApiKey(KEY));
+        http.withApiKey(KEY);
+    }
 
     @Test
     void ledgerCountsConcurrentRequestsPerIdempotencyKey() throws Exception {

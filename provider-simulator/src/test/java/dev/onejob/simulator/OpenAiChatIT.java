@@ -11,20 +11,17 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-class OpenAiChatIT {
+class OpenAiChatIT extends SimulatorPerTest {
 
     private static final String REVIEW = "The battery is great and the screen is positive-ly bright. Positive!";
 
-    /** A simulator of its own for each test, closed after it. */
-    @AutoClose
-    private ProviderSimulator simulator = SimHttp.startSimulator(
-            SimulatorConfig.defaults().withName("openai-it").withApiKey("sk-test"));
-    private SimHttp http = new SimHttp(simulator);
+    OpenAiChatIT() {
+        super(SimulatorConfig.defaults().withName("openai-it").withApiKey("sk-test"));
+    }
 
     @Test
     void answersInChatCompletionShapeWithContentFollowingTheSchema() throws Exception {

@@ -9,21 +9,18 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** {@code "stream": true} on {@code /v1/chat/completions}: framing, content, usage, ledger and behaviours. */
-class OpenAiChatStreamIT {
+class OpenAiChatStreamIT extends SimulatorPerTest {
 
     private static final String REVIEW = "The battery is great and the screen is bright. Positive!";
 
-    /** A simulator of its own for each test, closed after it. */
-    @AutoClose
-    private ProviderSimulator simulator = SimHttp.startSimulator(
-            SimulatorConfig.defaults().withName("openai-stream-it").withApiKey("sk-test"));
-    private SimHttp http = new SimHttp(simulator);
+    OpenAiChatStreamIT() {
+        super(SimulatorConfig.defaults().withName("openai-stream-it").withApiKey("sk-test"));
+    }
 
     static ObjectNode streamed(ObjectNode body, boolean includeUsage) {
         body.put("stream", true);

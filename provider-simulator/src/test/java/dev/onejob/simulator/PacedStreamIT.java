@@ -21,16 +21,14 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** The paced behaviour: a normal answer whose stream sends its text in a set number of pieces, spaced in time. */
-class PacedStreamIT {
+class PacedStreamIT extends SimulatorPerTest {
 
-    /** A simulator of its own for each test, closed after it. */
-    @AutoClose
-    private ProviderSimulator simulator = SimHttp.startSimulator(SimulatorConfig.defaults().withName("paced-it"));
-    private SimHttp http = new SimHttp(simulator);
+    PacedStreamIT() {
+        super(SimulatorConfig.defaults().withName("paced-it"));
+    }
 
     /** One event of a stream and when it arrived, in ms since the request was sent. */
     record Arrival(long atMs, SseBody.Event event) {

@@ -8,18 +8,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.net.http.HttpResponse;
 import java.time.Instant;
 import java.util.List;
-import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** Refusals (the status behaviour) as the providers send them: error shapes, retry and rate-limit reset headers. */
-class RefusalIT {
+class RefusalIT extends SimulatorPerTest {
 
-    /** A simulator of its own for each test, closed after it. */
-    @AutoClose
-    private ProviderSimulator simulator = SimHttp.startSimulator(SimulatorConfig.defaults().withName("refusal-it"));
-    private SimHttp http = new SimHttp(simulator);
+    RefusalIT() {
+        super(SimulatorConfig.defaults().withName("refusal-it"));
+    }
 
     @Test
     void anAnthropic529IsAnOverloadedErrorWithItsRetryAndResetHeadersAndIsNotBilled() throws Exception {

@@ -15,20 +15,17 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** Behaviours on streamed requests: delays and hangs before the first byte, reset, and the cut of fail_mid_stream. */
-class StreamBehaviourIT {
+class StreamBehaviourIT extends SimulatorPerTest {
 
     private static final String OPENAI_HEADERS = "Authorization: Bearer sk-test\r\n";
     private static final String ANTHROPIC_HEADERS = "x-api-key: sk-test\r\nanthropic-version: 2023-06-01\r\n";
 
-    /** A simulator of its own for each test, closed after it. */
-    @AutoClose
-    private ProviderSimulator simulator = SimHttp.startSimulator(
-            SimulatorConfig.defaults().withName("stream-behaviour-it"));
-    private SimHttp http = new SimHttp(simulator);
+    StreamBehaviourIT() {
+        super(SimulatorConfig.defaults().withName("stream-behaviour-it"));
+    }
 
     @Test
     void aDelayIsSpentBeforeTheFirstByteOfTheStream() throws Exception {

@@ -19,11 +19,10 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** The provider-side bill: what the simulator records per billed answer and exports at /_sim/usage-export. */
-class UsageExportIT {
+class UsageExportIT extends SimulatorPerTest {
 
     private static final List<String> LINE_FIELDS = List.of("request_id", "idempotency_key", "model", "input_tokens",
             "output_tokens", "cached_input_tokens", "cost_usd", "billed_at");
@@ -32,10 +31,9 @@ class UsageExportIT {
             .with(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
             .without(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES);
 
-    /** A simulator of its own for each test, closed after it. */
-    @AutoClose
-    private ProviderSimulator simulator = SimHttp.startSimulator(SimulatorConfig.defaults().withName("usage-it"));
-    private SimHttp http = new SimHttp(simulator);
+    UsageExportIT() {
+        super(SimulatorConfig.defaults().withName("usage-it"));
+    }
 
     @Test
     void billedOpenAiAndAnthropicAnswersAreExportedWithTheirTokensAndTheExactDefaultPrice() throws Exception {
@@ -58,24 +56,13 @@ class UsageExportIT {
             assertEquals(LINE_FIELDS, fieldNames(line));
             assertTrue(line.get("cost_usd").isNumber(), line.toString());
         }
-        JsonNode o = lines.get(0);
-        assertEquals(openAi.headers().firstValue("x-request-id").orElseThrow(), o.get("request_id").asText());
-        assertEquals("k-o", o.get("idempotency_key").asText());
-        assertEquals("gpt-4o-mini", o.get("model").asText());
-        assertEquals(openAiUsage.get("prompt_tokens").asLong(), o.get("input_tokens").asLong());
-        assertEquals(openAiUsage.get("completion_tokens").asLong(), o.get("output_tokens").asLong());
-        assertEquals(0, o.get("cached_input_tokens").asLong());
-        assertEquals(usd(openAiUsage.get("prompt_tokens").asLong(), "0.15", openAiUsage.get("completion_tokens").asLong(),
-                "0.60"), o.get("cost_usd").decimalValue());
+        assertBilled(lines.get(0), openAi.headers().firstValue("x-request-id").orElseThrow(), "k-o", "gpt-4o-mini",
+                openAiUsage.get("prompt_tokens").asLong(), "0.15", openAiUsage.get("completion_tokens").asLong(),
+                "0.60");
         JsonNode a = lines.get(1);
-        assertEquals(anthropic.headers().firstValue("request-id").orElseThrow(), a.get("request_id").asText());
-        assertEquals("k-a", a.get("idempotency_key").asText());
-        assertEquals("claude-sonnet-4-5", a.get("model").asText());
-        assertEquals(anthropicUsage.get("input_tokens").asLong(), a.get("input_tokens").asLong());
-        assertEquals(anthropicUsage.get("output_tokens").asLong(), a.get("output_tokens").asLong());
-        assertEquals(0, a.get("cached_input_tokens").asLong());
-        assertEquals(usd(anthropicUsage.get("input_tokens").asLong(), "3.00", anthropicUsage.get("output_tokens").asLong(),
-                "15.00"), a.get("cost_usd").decimalValue());
+        assertBilled(a, anthropic.headers().firstValue("request-id").orElseThrow(), "k-a", "claude-sonnet-4-5",
+                anthropicUsage.get("input_tokens").asLong(), "3.00", anthropicUsage.get("output_tokens").asLong(),
+                "15.00");
         List<LedgerEntry> ledger = simulator.ledger();
         assertEquals(ledger.get(1).answeredAt().toString(), a.get("billed_at").asText());
         assertEquals(simulator.usageExport(), BilledRequest.fromNdjson(export.body()));
@@ -192,6 +179,18 @@ class UsageExportIT {
 
     private HttpResponse<String> exportResponse() throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create(simulator.baseUrl() + "/_sim/usage-export")).GET().build());
+    }
+
+    /** One export line: the call's ids and model, its tokens (none cached) and their cost at these prices. */
+    private static void assertBilled(JsonNode line, String requestId, String key, String model, long input,
+                                     String inputPrice, long output, String outputPrice) {
+        assertEquals(requestId, line.get("request_id").asText());
+        assertEquals(key, line.get("idempotency_key").asText());
+        assertEquals(model, line.get("model").asText());
+        assertEquals(input, line.get("input_tokens").asLong());
+        assertEquals(output, line.get("output_tokens").asLong());
+        assertEquals(0, line.get("cached_input_tokens").asLong());
+        assertEquals(usd(input, inputPrice, output, outputPrice), line.get("cost_usd").decimalValue());
     }
 
     /** Input and output tokens at the given USD-per-million prices, no cached tokens, scale 10 half up. */

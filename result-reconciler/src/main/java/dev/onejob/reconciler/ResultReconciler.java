@@ -13,6 +13,7 @@ import dev.onejob.core.metrics.LedgerGauges;
 import dev.onejob.core.metrics.OpsServer;
 import dev.onejob.core.outbox.OutboxHost;
 import dev.onejob.core.outbox.OutboxRelay;
+import dev.onejob.core.service.Closeables;
 import dev.onejob.core.service.Loops;
 import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import java.io.IOException;
@@ -164,21 +165,7 @@ public final class ResultReconciler implements AutoCloseable {
 
     @Override
     public void close() {
-        if (schedule != null) {
-            schedule.close();
-        }
-        if (ops != null) {
-            ops.close();
-        }
-        if (gauges != null) {
-            gauges.close();
-        }
-        if (sweeper != null) {
-            sweeper.close();
-        }
-        if (progress != null) {
-            progress.close();
-        }
+        Closeables.closeInOrder(schedule, ops, gauges, sweeper, progress);
         if (streams != null) {
             streams.close(Duration.ofSeconds(10));
         }

@@ -3,6 +3,7 @@ package dev.onejob.stack;
 import dev.onejob.core.config.Env;
 import dev.onejob.core.db.DatabaseConfig;
 import dev.onejob.core.kafka.KafkaPrincipals;
+import dev.onejob.core.service.Closeables;
 import dev.onejob.infra.PostgresServer;
 import dev.onejob.infra.RunFiles;
 import dev.onejob.infra.ScratchDatabase;
@@ -235,17 +236,6 @@ public final class ClusterStack implements AutoCloseable {
     /** nginx, the services and simulators (in reverse), Kafka, then the database. */
     @Override
     public void close() {
-        if (nginx != null) {
-            nginx.close();
-        }
-        if (processes != null) {
-            processes.close();
-        }
-        if (kafka != null) {
-            kafka.close();
-        }
-        if (database != null) {
-            database.close();
-        }
+        Closeables.closeInOrder(nginx, processes, kafka, database);
     }
 }

@@ -3,6 +3,7 @@ package dev.onejob.stack;
 import dev.onejob.core.config.Env;
 import dev.onejob.core.kafka.KafkaPrincipals;
 import dev.onejob.core.kafka.KafkaTopics;
+import dev.onejob.core.service.Closeables;
 import dev.onejob.infra.proc.ProcessRunner;
 import dev.onejob.stack.infra.KafkaBroker;
 import dev.onejob.stack.infra.KafkaCluster;
@@ -114,11 +115,6 @@ public final class StackKafka implements AutoCloseable {
 
     @Override
     public void close() {
-        if (broker != null) {
-            broker.close();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
+        Closeables.closeInOrder(broker, cluster);
     }
 }

@@ -3,18 +3,13 @@ package dev.onejob.bench.loadgen;
 import dev.onejob.core.kafka.Topics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * Watches {@code job-results} as a read_committed consumer from the end of the topic (as it was when the watcher
@@ -29,18 +24,7 @@ final class ResultWatcher implements AutoCloseable {
     private final Thread thread;
 
     ResultWatcher(String bootstrapServers) {
-        consumer = new KafkaConsumer<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                ConsumerConfig.GROUP_ID_CONFIG, "bench-results-" + UUID.randomUUID(),
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-                ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50),
-                new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        List<TopicPartition> partitions = consumer.partitionsFor(Topics.JOB_RESULTS.name()).stream()
-                .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
-        consumer.assign(partitions);
-        consumer.seekToEnd(partitions);
-        partitions.forEach(consumer::position);
+        consumer = TopicEnd.reader(bootstrapServers, Topics.JOB_RESULTS.name(), "bench-results-");
         thread = new Thread(this::run, "job-results-watcher");
         thread.setDaemon(true);
         thread.start();

@@ -112,7 +112,7 @@ public final class FaultInjector implements AutoCloseable {
     }
 
     private void inflict(FaultSchedule.Fault fault) {
-        String label = fault.kind().label();
+        String label = fault.kind().wireName();
         try {
             if (!onProcess(fault, label)) {
                 onInfrastructure(fault, label);

@@ -71,7 +71,7 @@ public record FaultSchedule(List<Fault> faults) {
     public String describe() {
         StringBuilder text = new StringBuilder();
         for (Fault fault : faults) {
-            text.append(String.format("  +%6.1f s  %s%s%n", fault.at().toMillis() / 1000.0, fault.kind().label(),
+            text.append(String.format("  +%6.1f s  %s%s%n", fault.at().toMillis() / 1000.0, fault.kind().wireName(),
                     fault.kind() == FaultKind.KILL_WORKER || fault.kind() == FaultKind.STOP_WORKER
                             || fault.kind() == FaultKind.TERM_WORKER || fault.kind() == FaultKind.KILL_INGEST
                             || fault.kind() == FaultKind.KILL_LEADER ? " #" + fault.target() : ""));

@@ -8,6 +8,8 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.LongConsumer;
+import java.util.function.LongFunction;
 
 /**
  * The chaos simulator's control listener on its own loopback port, apart from the simulator's, which goes away
@@ -19,15 +21,7 @@ import java.util.Map;
  * fault plan for requests from then on; 200 with the state); produces small JSON answers. Owns the JDK HttpServer;
  * the {@link ChaosSimulator} it acts on is lent. Handlers are short, so they run on the server's own thread.
  */
-final class ChaosControl implements AutoCloseable {
-
-    private final ChaosSimulator chaos;
-    private final HttpServer server;
-
-    private ChaosControl(ChaosSimulator chaos, HttpServer server) {
-        this.chaos = chaos;
-        this.server = server;
-    }
+record ChaosControl(ChaosSimulator chaos, HttpServer server) implements AutoCloseable {
 
     static ChaosControl start(ChaosSimulator chaos, int port) throws IOException {
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 16);
@@ -67,26 +61,24 @@ final class ChaosControl implements AutoCloseable {
     }
 
     private Reply outage(HttpExchange exchange) {
+        return forMillis(exchange, chaos::outage, ms -> "{\"outage_ms\":" + ms + ",\"refusing\":true}");
+    }
+
+    private Reply storm(HttpExchange exchange) {
+        return forMillis(exchange, chaos::rateLimitStorm, ms -> "{\"storm_ms\":" + ms + "}");
+    }
+
+    /** Starts {@code fault} for the query's {@code ms}: 202 with {@code answer}, 400 for a bad ms, 409 once closed. */
+    private static Reply forMillis(HttpExchange exchange, LongConsumer fault, LongFunction<String> answer) {
         String ms = query(exchange).get("ms");
         try {
             long duration = Long.parseLong(ms == null ? "" : ms);
-            chaos.outage(duration);
-            return new Reply(202, "{\"outage_ms\":" + duration + ",\"refusing\":true}");
+            fault.accept(duration);
+            return new Reply(202, answer.apply(duration));
         } catch (IllegalArgumentException e) {
             return new Reply(400, "{\"error\":\"ms must be a whole number of milliseconds > 0\"}");
         } catch (IllegalStateException e) {
             return new Reply(409, "{\"error\":\"closed\"}");
-        }
-    }
-
-    private Reply storm(HttpExchange exchange) {
-        String ms = query(exchange).get("ms");
-        try {
-            long duration = Long.parseLong(ms == null ? "" : ms);
-            chaos.rateLimitStorm(duration);
-            return new Reply(202, "{\"storm_ms\":" + duration + "}");
-        } catch (IllegalArgumentException e) {
-            return new Reply(400, "{\"error\":\"ms must be a whole number of milliseconds > 0\"}");
         }
     }
 

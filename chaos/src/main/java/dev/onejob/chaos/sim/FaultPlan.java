@@ -20,8 +20,11 @@ import java.util.regex.Pattern;
  * never a counter, so the same seed gives every attempt the same fault whatever order the requests arrive in, and
  * every retry of one attempt id meets the same fault. Keys that are not canonical UUIDs, and missing keys, always
  * get a plain answer. Owns nothing mutable: an immutable value, safe to share between handler threads.
+ *
+ * @param mix the share of attempts that meets each fault ({@link #fractions()} lists them by label)
  */
-public final class FaultPlan implements Function<String, Behaviour> {
+public record FaultPlan(long seed, Fractions mix, long lateAnswerMs, long answerDelayMs, long longStreamMs)
+        implements Function<String, Behaviour> {
 
     /** What one attempt meets, in the order the hash's unit interval is cut into. */
     public enum Fault {
@@ -106,6 +109,20 @@ public final class FaultPlan implements Function<String, Behaviour> {
             return Math.max(0, 1 - lateAnswer - hangForever - serverError - contractViolation - poisonAnswer
                     - rateLimited - longStream);
         }
+
+        /** The share of attempts that meet {@code fault}. */
+        double of(Fault fault) {
+            return switch (fault) {
+                case LATE_ANSWER -> lateAnswer;
+                case HANG_FOREVER -> hangForever;
+                case SERVER_ERROR -> serverError;
+                case CONTRACT_VIOLATION -> contractViolation;
+                case POISON_ANSWER -> poisonAnswer;
+                case RATE_LIMITED -> rateLimited;
+                case LONG_STREAM -> longStream;
+                case ANSWER -> answer();
+            };
+        }
     }
 
     public static final long DEFAULT_LATE_ANSWER_MS = 6000;
@@ -120,27 +137,17 @@ public final class FaultPlan implements Function<String, Behaviour> {
     private static final Pattern CANONICAL_UUID =
             Pattern.compile("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
 
-    private final long seed;
-    private final Fractions fractions;
-    private final long lateAnswerMs;
-    private final long answerDelayMs;
-    private final long longStreamMs;
-
     public FaultPlan(long seed, Fractions fractions, long lateAnswerMs, long answerDelayMs) {
         this(seed, fractions, lateAnswerMs, answerDelayMs, DEFAULT_LONG_STREAM_MS);
     }
 
-    public FaultPlan(long seed, Fractions fractions, long lateAnswerMs, long answerDelayMs, long longStreamMs) {
+    public FaultPlan {
         if (lateAnswerMs < 0 || answerDelayMs < 0 || longStreamMs < LONG_STREAM_INTERVAL_MS) {
             throw new IllegalArgumentException("delays must be >= 0 and a long stream at least "
                     + LONG_STREAM_INTERVAL_MS + " ms, were late_answer_ms=" + lateAnswerMs + " answer_delay_ms="
                     + answerDelayMs + " long_stream_ms=" + longStreamMs);
         }
-        this.seed = seed;
-        this.fractions = Objects.requireNonNull(fractions, "fractions");
-        this.lateAnswerMs = lateAnswerMs;
-        this.answerDelayMs = answerDelayMs;
-        this.longStreamMs = longStreamMs;
+        Objects.requireNonNull(mix, "fractions");
     }
 
     /** The default fractions and delays for {@code seed}. */
@@ -153,19 +160,15 @@ public final class FaultPlan implements Function<String, Behaviour> {
     }
 
     public FaultPlan withLateAnswerMs(long ms) {
-        return new FaultPlan(seed, fractions, ms, answerDelayMs, longStreamMs);
+        return new FaultPlan(seed, mix, ms, answerDelayMs, longStreamMs);
     }
 
     public FaultPlan withAnswerDelayMs(long ms) {
-        return new FaultPlan(seed, fractions, lateAnswerMs, ms, longStreamMs);
+        return new FaultPlan(seed, mix, lateAnswerMs, ms, longStreamMs);
     }
 
     public FaultPlan withLongStreamMs(long ms) {
-        return new FaultPlan(seed, fractions, lateAnswerMs, answerDelayMs, ms);
-    }
-
-    public long seed() {
-        return seed;
+        return new FaultPlan(seed, mix, lateAnswerMs, answerDelayMs, ms);
     }
 
     /** The fault {@code idempotencyKey} meets; {@link Fault#ANSWER} for null and non-UUID keys. */
@@ -174,32 +177,14 @@ public final class FaultPlan implements Function<String, Behaviour> {
             return Fault.ANSWER;
         }
         double point = unit(hash(UUID.fromString(idempotencyKey)));
-        double bound = fractions.lateAnswer();
-        if (point < bound) {
-            return Fault.LATE_ANSWER;
+        double bound = 0;
+        for (Fault fault : Fault.values()) {
+            bound += mix.of(fault);
+            if (point < bound) {
+                return fault;
+            }
         }
-        bound += fractions.hangForever();
-        if (point < bound) {
-            return Fault.HANG_FOREVER;
-        }
-        bound += fractions.serverError();
-        if (point < bound) {
-            return Fault.SERVER_ERROR;
-        }
-        bound += fractions.contractViolation();
-        if (point < bound) {
-            return Fault.CONTRACT_VIOLATION;
-        }
-        bound += fractions.poisonAnswer();
-        if (point < bound) {
-            return Fault.POISON_ANSWER;
-        }
-        bound += fractions.rateLimited();
-        if (point < bound) {
-            return Fault.RATE_LIMITED;
-        }
-        bound += fractions.longStream();
-        return point < bound ? Fault.LONG_STREAM : Fault.ANSWER;
+        return Fault.ANSWER;
     }
 
     /** The simulator behaviour for {@code idempotencyKey}; never null, so the simulator's default rule is unused. */
@@ -222,14 +207,9 @@ public final class FaultPlan implements Function<String, Behaviour> {
     /** Each fault's label and configured share, in {@link Fault} order; the shares add up to 1. */
     public Map<String, Double> fractions() {
         Map<String, Double> shares = new LinkedHashMap<>();
-        shares.put(Fault.LATE_ANSWER.label(), fractions.lateAnswer());
-        shares.put(Fault.HANG_FOREVER.label(), fractions.hangForever());
-        shares.put(Fault.SERVER_ERROR.label(), fractions.serverError());
-        shares.put(Fault.CONTRACT_VIOLATION.label(), fractions.contractViolation());
-        shares.put(Fault.POISON_ANSWER.label(), fractions.poisonAnswer());
-        shares.put(Fault.RATE_LIMITED.label(), fractions.rateLimited());
-        shares.put(Fault.LONG_STREAM.label(), fractions.longStream());
-        shares.put(Fault.ANSWER.label(), fractions.answer());
+        for (Fault fault : Fault.values()) {
+            shares.put(fault.label(), mix.of(fault));
+        }
         return Collections.unmodifiableMap(shares);
     }
 

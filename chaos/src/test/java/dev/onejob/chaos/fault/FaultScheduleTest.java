@@ -28,7 +28,7 @@ class FaultScheduleTest {
         Map<FaultKind, Integer> counts = new EnumMap<>(FaultKind.class);
         schedule.faults().forEach(f -> counts.merge(f.kind(), 1, Integer::sum));
         for (FaultKind kind : FaultKind.perRound()) {
-            assertEquals(3, counts.get(kind), kind.label());
+            assertEquals(3, counts.get(kind), kind.wireName());
         }
         assertEquals(null, counts.get(FaultKind.BROKER_OUTAGE), "no outage unless asked for");
         long slot = (load.toMillis() * 77 / 100) / schedule.faults().size();

@@ -62,21 +62,23 @@ public final class ConfigFiles {
         if (!Files.isRegularFile(file)) {
             throw new ConfigException(file + ": file not found");
         }
-        try {
-            return YAML.readTree(file.toFile());
-        } catch (JsonProcessingException e) {
-            JsonLocation at = e.getLocation();
-            String where = at == null ? "" : ":" + at.getLineNr() + ":" + at.getColumnNr();
-            throw new ConfigException(file + where + ": " + e.getOriginalMessage());
-        } catch (IOException e) {
-            throw new ConfigException(file + ": cannot read (" + e.getMessage() + ")");
-        }
+        return parsed(file.toString(), () -> YAML.readTree(file.toFile()));
     }
 
     /** YAML (or JSON) from a stream, such as a classpath resource; {@code shown} names it in errors. */
     public static JsonNode read(InputStream in, String shown) {
+        return parsed(shown, () -> YAML.readTree(in));
+    }
+
+    /** One read of YAML. */
+    private interface Reading {
+        JsonNode read() throws IOException;
+    }
+
+    /** What {@code reading} parsed; a refusal naming {@code shown} (with the line and column of a syntax error). */
+    private static JsonNode parsed(String shown, Reading reading) {
         try {
-            return YAML.readTree(in);
+            return reading.read();
         } catch (JsonProcessingException e) {
             JsonLocation at = e.getLocation();
             String where = at == null ? "" : ":" + at.getLineNr() + ":" + at.getColumnNr();
@@ -103,13 +105,33 @@ public final class ConfigFiles {
         return value == null || value.isNull() ? null : string(file, node, path, field, env);
     }
 
+    /**
+     * Refuses a {@code node} that is not a mapping, or that holds a key other than {@code keys}; {@code entry} names
+     * what one key is in the message (e.g. {@code a retry setting}) and {@code note} follows the expected keys.
+     */
+    public static void requireMappingOf(Path file, JsonNode node, String path, List<String> keys, String entry,
+                                        String note) {
+        if (!node.isObject()) {
+            throw new ConfigException(file + ": " + path + " must be a mapping with " + listed(keys, " and "));
+        }
+        for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
+            String name = names.next();
+            if (!keys.contains(name)) {
+                throw new ConfigException(file + ": " + path + "." + name + " is not " + entry + "; expected "
+                        + listed(keys, " or ") + note);
+            }
+        }
+    }
+
+    /** {@code a, b and c}, with {@code last} before the last key. */
+    private static String listed(List<String> keys, String last) {
+        return String.join(", ", keys.subList(0, keys.size() - 1)) + last + keys.get(keys.size() - 1);
+    }
+
     public static int positiveInt(Path file, JsonNode node, String path, String field, Integer fallback) {
         JsonNode value = node.get(field);
         if (value == null || value.isNull()) {
-            if (fallback != null) {
-                return fallback;
-            }
-            throw new ConfigException(file + ": " + path + "." + field + " is required");
+            return fallbackOrRequired(file, path, field, fallback);
         }
         if (!value.canConvertToInt() || !value.isIntegralNumber() || value.asInt() < 1) {
             throw new ConfigException(file + ": " + path + "." + field + " must be a positive whole number, got "
@@ -122,13 +144,18 @@ public final class ConfigFiles {
     public static Duration duration(Path file, JsonNode node, String path, String field, Duration fallback) {
         JsonNode value = node.get(field);
         if (value == null || value.isNull()) {
-            if (fallback != null) {
-                return fallback;
-            }
-            throw new ConfigException(file + ": " + path + "." + field + " is required");
+            return fallbackOrRequired(file, path, field, fallback);
         }
         return parseDuration(value.asText()).orElseThrow(() -> new ConfigException(file + ": " + path + "." + field
                 + " must be a duration like 500ms, 10s, 2m or 1h, got '" + value.asText() + "'"));
+    }
+
+    /** What an absent field means: {@code fallback}, or, when there is none, a refusal naming the field. */
+    private static <T> T fallbackOrRequired(Path file, String path, String field, T fallback) {
+        if (fallback == null) {
+            throw new ConfigException(file + ": " + path + "." + field + " is required");
+        }
+        return fallback;
     }
 
     public static Optional<Duration> parseDuration(String text) {

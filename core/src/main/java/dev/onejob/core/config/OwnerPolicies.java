@@ -6,12 +6,10 @@ import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * The owners file ({@code OWNERS_FILE}, default {@code config/owners.yaml}; no file = the defaults below for everyone),
@@ -36,7 +34,7 @@ public final class OwnerPolicies {
     /** No file: nobody is limited, every key is kept {@link #DEFAULT_KEY_RETENTION}. */
     public static final OwnerPolicies NONE = new OwnerPolicies(new Policy(OwnerLimits.NONE, DEFAULT_KEY_RETENTION),
             Map.of());
-    private static final Set<String> FIELDS = Set.of("spend_cap_usd", "period", "max_live_attempts", "key_retention");
+    private static final List<String> FIELDS = List.of("spend_cap_usd", "period", "max_live_attempts", "key_retention");
 
     /** One owner's limits and key retention. */
     public record Policy(OwnerLimits limits, Duration keyRetention) {
@@ -97,17 +95,7 @@ public final class OwnerPolicies {
         if (node == null || node.isNull()) {
             return base;
         }
-        if (!node.isObject()) {
-            throw new ConfigException(file + ": " + path + " must be a mapping with spend_cap_usd, period,"
-                    + " max_live_attempts and key_retention");
-        }
-        for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
-            String name = names.next();
-            if (!FIELDS.contains(name)) {
-                throw new ConfigException(file + ": " + path + "." + name + " is not a policy; expected spend_cap_usd,"
-                        + " period, max_live_attempts or key_retention");
-            }
-        }
+        ConfigFiles.requireMappingOf(file, node, path, FIELDS, "a policy", "");
         OwnerLimits limits = base.limits();
         BigDecimal cap = limits.spendCapUsd();
         if (node.has("spend_cap_usd")) {

@@ -14,7 +14,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * The providers file ({@code PROVIDERS_FILE}, default {@code config/providers.yaml}), validated at startup:
@@ -203,17 +202,8 @@ public final class Providers {
         if (node == null || node.isNull()) {
             return Cooldown.DEFAULT;
         }
-        if (!node.isObject()) {
-            throw new ConfigException(file + ": " + path + " must be a mapping with allowed_fails, window and"
-                    + " duration");
-        }
-        for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
-            String name = names.next();
-            if (!Set.of("allowed_fails", "window", "duration").contains(name)) {
-                throw new ConfigException(file + ": " + path + "." + name + " is not a cool-down setting; expected "
-                        + "allowed_fails, window or duration");
-            }
-        }
+        ConfigFiles.requireMappingOf(file, node, path, List.of("allowed_fails", "window", "duration"),
+                "a cool-down setting", "");
         JsonNode fails = node.get("allowed_fails");
         if (fails != null && (!fails.isIntegralNumber() || !fails.canConvertToInt() || fails.asInt() < 0)) {
             throw new ConfigException(file + ": " + path + ".allowed_fails must be a whole number, 0 or more, got "
@@ -233,17 +223,8 @@ public final class Providers {
         if (node == null || node.isNull()) {
             return RetryPolicy.DEFAULT;
         }
-        if (!node.isObject()) {
-            throw new ConfigException(file + ": " + path + " must be a mapping with max_attempts, initial_backoff and"
-                    + " max_backoff");
-        }
-        for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
-            String name = names.next();
-            if (!Set.of("max_attempts", "initial_backoff", "max_backoff").contains(name)) {
-                throw new ConfigException(file + ": " + path + "." + name + " is not a retry setting; expected "
-                        + "max_attempts, initial_backoff or max_backoff");
-            }
-        }
+        ConfigFiles.requireMappingOf(file, node, path, List.of("max_attempts", "initial_backoff", "max_backoff"),
+                "a retry setting", "");
         RetryPolicy fallback = RetryPolicy.DEFAULT;
         int attempts = ConfigFiles.positiveInt(file, node, path, "max_attempts", fallback.maxAttempts());
         Duration initial = ConfigFiles.duration(file, node, path, "initial_backoff", fallback.initialBackoff());
@@ -259,16 +240,8 @@ public final class Providers {
         if (node == null || node.isNull()) {
             return null;
         }
-        if (!node.isObject()) {
-            throw new ConfigException(file + ": " + path + " must be a mapping with input, output and cached_input");
-        }
-        for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
-            String name = names.next();
-            if (!Set.of("input", "output", "cached_input").contains(name)) {
-                throw new ConfigException(file + ": " + path + "." + name + " is not a price; expected input, output"
-                        + " or cached_input (US dollars per million tokens)");
-            }
-        }
+        ConfigFiles.requireMappingOf(file, node, path, List.of("input", "output", "cached_input"), "a price",
+                " (US dollars per million tokens)");
         BigDecimal input = price(file, node, path, "input");
         BigDecimal output = price(file, node, path, "output");
         BigDecimal cached = node.has("cached_input") ? price(file, node, path, "cached_input") : input;

@@ -4,8 +4,7 @@ import static dev.onejob.core.ledger.LedgerRows.JOB_COLUMNS;
 
 import dev.onejob.core.config.OwnerPolicies;
 import dev.onejob.core.db.Database;
-import dev.onejob.core.db.DatabaseException;
-import dev.onejob.core.service.Loops;
+import dev.onejob.core.service.PeriodicRounds;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -14,8 +13,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * An unfinished job is never archived, so its key holds whatever happens to it. Time comes from a {@link Clock}, so
  * tests move it instead of waiting. Several instances skip each other's rows ({@code SKIP LOCKED}).
  */
-public final class KeyRetention implements Loops.Loop {
+public final class KeyRetention extends PeriodicRounds {
     private static final Logger log = LoggerFactory.getLogger(KeyRetention.class);
     static final int WINDOW = 1_000;
     public static final Duration DEFAULT_ARCHIVE_AFTER = Duration.ofDays(1);
@@ -79,33 +76,20 @@ public final class KeyRetention implements Loops.Loop {
     private final Database database;
     private final OwnerPolicies policies;
     private final Duration archiveAfter;
-    private final Duration every;
     private final Clock clock;
-    private final CountDownLatch stop = new CountDownLatch(1);
 
     public KeyRetention(Database database, OwnerPolicies policies, Duration archiveAfter, Duration every,
                         Clock clock) {
+        super(every, "key_retention_failed");
         this.database = database;
         this.policies = policies;
         this.archiveAfter = archiveAfter;
-        this.every = every;
         this.clock = clock;
     }
 
     @Override
-    public void run() {
-        try {
-            do {
-                try {
-                    runOnce();
-                } catch (DatabaseException e) {
-                    log.warn("event=key_retention_failed error=\"{}\" action=retry_in_{}s", e.getMessage(),
-                            every.toSeconds());
-                }
-            } while (!stop.await(every.toMillis(), TimeUnit.MILLISECONDS));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+    protected void round() {
+        runOnce();
     }
 
     /** What one round did. */
@@ -123,13 +107,13 @@ public final class KeyRetention implements Loops.Loop {
             last = (int) counts[0];
             archived += counts[0];
             tombstoned += counts[1];
-        } while (last >= WINDOW && stop.getCount() > 0);
+        } while (last >= WINDOW && !stopping());
         long expired = 0;
         do {
             last = database.inTransaction(connection -> LedgerSql.update(connection, DELETE_EXPIRED_TOMBSTONES,
                     Timestamp.from(now), WINDOW));
             expired += last;
-        } while (last >= WINDOW && stop.getCount() > 0);
+        } while (last >= WINDOW && !stopping());
         if (archived + expired > 0) {
             log.info("event=key_retention archived_jobs={} tombstones={} expired_tombstones={}", archived, tombstoned,
                     expired);
@@ -164,10 +148,5 @@ public final class KeyRetention implements Loops.Loop {
                     connection.createArrayOf("timestamptz", expiries.toArray()));
         }
         return new long[] {moved.size(), jobs.size()};
-    }
-
-    @Override
-    public void close() {
-        stop.countDown();
     }
 }

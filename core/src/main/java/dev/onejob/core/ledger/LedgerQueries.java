@@ -117,15 +117,7 @@ public final class LedgerQueries {
             args.add(filter.keyPrefix());
             args.add(filter.keyPrefix() + '\u007f');
         }
-        Optional<PageCursor> after = PageCursor.decode(cursor);
-        if (after.isPresent()) {
-            sql.append(" AND (created_at, id) < (?, ?)");
-            args.add(time(after.get().at()));
-            args.add(after.get().id());
-        }
-        sql.append(" ORDER BY created_at DESC, id DESC LIMIT ?");
-        args.add(limit + 1);
-        return new Statement(sql.toString(), args.toArray());
+        return paged(sql, args, cursor, "created_at, id", "<", "created_at DESC, id DESC", limit);
     }
 
     /**
@@ -159,15 +151,7 @@ public final class LedgerQueries {
             sql.append(" AND j.owner_id = ?");
             args.add(ownerId);
         }
-        Optional<PageCursor> after = PageCursor.decode(cursor);
-        if (after.isPresent()) {
-            sql.append(" AND (a.").append(column).append(", a.id) > (?, ?)");
-            args.add(time(after.get().at()));
-            args.add(after.get().id());
-        }
-        sql.append(" ORDER BY a.").append(column).append(", a.id LIMIT ?");
-        args.add(limit + 1);
-        return new Statement(sql.toString(), args.toArray());
+        return paged(sql, args, cursor, "a." + column + ", a.id", ">", "a." + column + ", a.id", limit);
     }
 
     /** Races lost after {@code since}, in the order they were lost; {@code ownerId} null means every owner. */
@@ -205,15 +189,7 @@ public final class LedgerQueries {
             sql.append(" AND j.owner_id = ?");
             args.add(ownerId);
         }
-        Optional<PageCursor> after = PageCursor.decode(cursor);
-        if (after.isPresent()) {
-            sql.append(" AND (a.updated_at, a.id) > (?, ?)");
-            args.add(time(after.get().at()));
-            args.add(after.get().id());
-        }
-        sql.append(" ORDER BY a.updated_at, a.id LIMIT ?");
-        args.add(limit + 1);
-        return new Statement(sql.toString(), args.toArray());
+        return paged(sql, args, cursor, "a.updated_at, a.id", ">", "a.updated_at, a.id", limit);
     }
 
     /** A provider's latest failures since {@code since}: of every owner's jobs, or of {@code owner}'s when not null. */
@@ -250,6 +226,24 @@ public final class LedgerQueries {
         } catch (IllegalArgumentException e) {
             return false;
         }
+    }
+
+    /**
+     * Ends a keyset-paged query: the rows past {@code cursor} by {@code keys} ({@code past} is {@code <} for a
+     * descending order, {@code >} for an ascending one), in {@code order}, one more than {@code limit} so that the
+     * page knows whether another follows.
+     */
+    private static Statement paged(StringBuilder sql, List<Object> args, String cursor, String keys, String past,
+                                   String order, int limit) {
+        Optional<PageCursor> after = PageCursor.decode(cursor);
+        if (after.isPresent()) {
+            sql.append(" AND (").append(keys).append(") ").append(past).append(" (?, ?)");
+            args.add(time(after.get().at()));
+            args.add(after.get().id());
+        }
+        sql.append(" ORDER BY ").append(order).append(" LIMIT ?");
+        args.add(limit + 1);
+        return new Statement(sql.toString(), args.toArray());
     }
 
     private static Instant since(AttemptStatus status, Attempt attempt) {

@@ -3,11 +3,8 @@ package dev.onejob.core.outbox;
 import dev.onejob.core.config.Env;
 import dev.onejob.core.config.Settings;
 import dev.onejob.core.db.Database;
-import dev.onejob.core.db.DatabaseException;
-import dev.onejob.core.service.Loops;
+import dev.onejob.core.service.PeriodicRounds;
 import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * several pruners skip each other's rows. Each round deletes in windows of {@link #WINDOW} of the oldest rows,
  * each in a transaction of its own, until a window finds fewer than half of it old enough.
  */
-public final class OutboxPruner implements Loops.Loop {
+public final class OutboxPruner extends PeriodicRounds {
     private static final Logger log = LoggerFactory.getLogger(OutboxPruner.class);
     static final int WINDOW = 5_000;
     static final Duration EVERY = Duration.ofSeconds(30);
@@ -27,9 +24,9 @@ public final class OutboxPruner implements Loops.Loop {
 
     private final Database database;
     private final Duration retention;
-    private final CountDownLatch stop = new CountDownLatch(1);
 
     public OutboxPruner(Database database, Duration retention) {
+        super(EVERY, "outbox_prune_failed");
         this.database = database;
         this.retention = retention;
     }
@@ -40,21 +37,10 @@ public final class OutboxPruner implements Loops.Loop {
                 Duration.ofDays(3650));
     }
 
+    /** PostgreSQL away fails the round only: the rows wait for the next one. */
     @Override
-    public void run() {
-        try {
-            do {
-                try {
-                    pruneOnce();
-                } catch (DatabaseException e) {
-                    // PostgreSQL is away: the rows wait for the next round.
-                    log.warn("event=outbox_prune_failed error=\"{}\" action=retry_in_{}s", e.getMessage(),
-                            EVERY.toSeconds());
-                }
-            } while (!stop.await(EVERY.toMillis(), TimeUnit.MILLISECONDS));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+    protected void round() {
+        pruneOnce();
     }
 
     /** One round; returns how many rows it deleted. */
@@ -64,15 +50,10 @@ public final class OutboxPruner implements Loops.Loop {
         do {
             last = database.inTransaction(connection -> OutboxStore.pruneSent(connection, retention, WINDOW));
             deleted += last;
-        } while (last >= WINDOW / 2 && stop.getCount() > 0);
+        } while (last >= WINDOW / 2 && !stopping());
         if (deleted > 0) {
             log.info("event=outbox_pruned rows={} retention={}", deleted, retention);
         }
         return deleted;
-    }
-
-    @Override
-    public void close() {
-        stop.countDown();
     }
 }

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -119,5 +120,21 @@ class ConfigFilesTest {
         assertEquals(Duration.ofMillis(500), ConfigFiles.parseDuration("500ms").orElseThrow());
         assertEquals(Duration.ofMinutes(2), ConfigFiles.parseDuration("2m").orElseThrow());
         assertTrue(ConfigFiles.parseDuration("ten seconds").isEmpty());
+    }
+
+    @Test
+    void aMappingWithAKeyItDoesNotKnowIsRefusedListingTheKeysItKnows() {
+        Path file = Path.of("providers.yaml");
+        List<String> keys = List.of("max_attempts", "initial_backoff", "max_backoff");
+
+        ConfigException notAMapping = assertThrows(ConfigException.class, () -> ConfigFiles.requireMappingOf(file,
+                Json.parse("3"), "providers[0].retry", keys, "a retry setting", ""));
+        ConfigException unknown = assertThrows(ConfigException.class, () -> ConfigFiles.requireMappingOf(file,
+                Json.parse("{\"tries\": 3}"), "providers[0].retry", keys, "a retry setting", " (see docs)"));
+
+        assertEquals("providers.yaml: providers[0].retry must be a mapping with max_attempts, initial_backoff and"
+                + " max_backoff", notAMapping.getMessage());
+        assertEquals("providers.yaml: providers[0].retry.tries is not a retry setting; expected max_attempts,"
+                + " initial_backoff or max_backoff (see docs)", unknown.getMessage());
     }
 }

@@ -33,6 +33,12 @@ class OwnerPoliciesTest {
         return OwnerPolicies.load(file);
     }
 
+    /** The file is refused with a message that names {@code what} (the field's path, or what it must be). */
+    private void assertRefusedNaming(String yaml, String what) {
+        String message = assertThrows(ConfigException.class, () -> load(yaml)).getMessage();
+        assertTrue(message.contains(what), message);
+    }
+
     @Test
     void anOwnersEntryReplacesTheDefaultsFieldByField() throws IOException {
         OwnerPolicies budgets = load("""
@@ -56,10 +62,8 @@ class OwnerPoliciesTest {
                 """);
         assertEquals(Duration.ofHours(24), policies.keyRetentionFor("alice"));
         assertEquals(Duration.ofHours(48), policies.keyRetentionFor("bob"));
-        assertTrue(assertThrows(ConfigException.class, () -> load("defaults: {key_retention: forever}"))
-                .getMessage().contains("defaults.key_retention"));
-        assertTrue(assertThrows(ConfigException.class, () -> load("defaults: {key_retention: 0h}"))
-                .getMessage().contains("more than 0"));
+        assertRefusedNaming("defaults: {key_retention: forever}", "defaults.key_retention");
+        assertRefusedNaming("defaults: {key_retention: 0h}", "more than 0");
     }
 
     @Test
@@ -70,12 +74,9 @@ class OwnerPoliciesTest {
 
     @Test
     void aWrongLimitIsNamedWithItsPath() {
-        assertTrue(assertThrows(ConfigException.class, () -> load("owners: {alice: {spend_cap_usd: -1}}"))
-                .getMessage().contains("owners.alice.spend_cap_usd"));
-        assertTrue(assertThrows(ConfigException.class, () -> load("defaults: {period: week}"))
-                .getMessage().contains("defaults.period"));
-        assertTrue(assertThrows(ConfigException.class, () -> load("defaults: {max_live: 3}"))
-                .getMessage().contains("defaults.max_live"));
+        assertRefusedNaming("owners: {alice: {spend_cap_usd: -1}}", "owners.alice.spend_cap_usd");
+        assertRefusedNaming("defaults: {period: week}", "defaults.period");
+        assertRefusedNaming("defaults: {max_live: 3}", "defaults.max_live");
     }
 
     @Test

@@ -58,10 +58,8 @@ class SlowBodiesTest {
         // given a server of two threads, and 48 clients each trickling a 200 kB body, one byte every 100 ms
         WebServer server = start(Duration.ofMinutes(5), 0);
         for (int i = 0; i < 48; i++) {
-            Socket socket = new Socket("127.0.0.1", server.port());
+            Socket socket = sentInPart(server, HEAD + "Content-Length: 200000\r\n\r\n{", 0);
             open.add(socket);
-            socket.getOutputStream().write((HEAD + "Content-Length: 200000\r\n\r\n{").getBytes(StandardCharsets.US_ASCII));
-            socket.getOutputStream().flush();
             trickler.trickle(socket);
         }
 
@@ -77,13 +75,22 @@ class SlowBodiesTest {
         assertEquals(List.of("/echo 7"), List.copyOf(seen));
     }
 
+    /**
+     * A connection that sent {@code start} (a request head and the first part of its body) and no more; reads on it
+     * wait {@code readTimeoutMillis} at most (0: no limit).
+     */
+    private static Socket sentInPart(WebServer server, String start, int readTimeoutMillis) throws IOException {
+        Socket socket = new Socket("127.0.0.1", server.port());
+        socket.setSoTimeout(readTimeoutMillis);
+        socket.getOutputStream().write(start.getBytes(StandardCharsets.US_ASCII));
+        socket.getOutputStream().flush();
+        return socket;
+    }
+
     @Test
     void aBodyThatDoesNotArriveInTimeGetsA408ProblemAndTheConnectionCloses() throws Exception {
         WebServer server = start(Duration.ofSeconds(1), 0);
-        try (Socket socket = new Socket("127.0.0.1", server.port())) {
-            socket.setSoTimeout(10_000);
-            socket.getOutputStream().write((HEAD + "Content-Length: 100\r\n\r\n{\"half\":").getBytes(StandardCharsets.US_ASCII));
-            socket.getOutputStream().flush();
+        try (Socket socket = sentInPart(server, HEAD + "Content-Length: 100\r\n\r\n{\"half\":", 10_000)) {
             String answer = readAll(socket.getInputStream());
             assertTrue(answer.startsWith("HTTP/1.1 408 "), answer);
             assertTrue(answer.toLowerCase().contains("content-type: application/problem+json"), answer);
@@ -97,10 +104,7 @@ class SlowBodiesTest {
     void aBodySlowerThanTheMinimumRateGetsA408Problem() throws Exception {
         // given a minimum of 1,000 bytes a second, and a client that sends 10
         WebServer server = start(Duration.ofMinutes(5), 1000);
-        try (Socket socket = new Socket("127.0.0.1", server.port())) {
-            socket.setSoTimeout(20_000);
-            socket.getOutputStream().write((HEAD + "Content-Length: 100000\r\n\r\n{").getBytes(StandardCharsets.US_ASCII));
-            socket.getOutputStream().flush();
+        try (Socket socket = sentInPart(server, HEAD + "Content-Length: 100000\r\n\r\n{", 20_000)) {
             trickler.trickle(socket);
             String answer = readAll(socket.getInputStream());
             assertTrue(answer.startsWith("HTTP/1.1 408 "), answer);

@@ -12,21 +12,12 @@ import dev.onejob.core.json.Json;
 import dev.onejob.testing.StartGate;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 class CompletionIT {
-    private static final ExecutorService POOL = Executors.newFixedThreadPool(2);
     private static final JsonNode RESULT_A = Json.parse("{\"sentiment\":\"positive\",\"from\":\"primary\"}");
     private static final JsonNode RESULT_B = Json.parse("{\"sentiment\":\"positive\",\"from\":\"backup\"}");
     private final LedgerFixture ledger = new LedgerFixture();
-
-    @AfterAll
-    static void stopPool() {
-        POOL.shutdownNow();
-    }
 
     @Test
     void reverseOrderTheFallbackWinsAndTheLatePrimaryIsDiscarded() {
@@ -60,8 +51,7 @@ class CompletionIT {
 
     @Test
     void aLateAnswerForAnUnknownAttemptStillWinsWhenNobodyResolvedIt() {
-        Attempt a = ledger.submitted("owner-a").firstAttempt();
-        ledger.store.starts().start(a.id(), LedgerFixture.SOFT_TIMEOUT);
+        Attempt a = ledger.startedFirstAttempt("owner-a");
         ledger.store.starts().markUnknown(a.id());
 
         assertEquals(new CompletionOutcome.Won(a.jobId(), a.id()), ledger.store.completions().complete(a.jobId(), a.id(), RESULT_A, null));
@@ -77,7 +67,7 @@ class CompletionIT {
             Attempt b = ab[1];
 
             // when both completions are applied at the same moment
-            List<CompletionOutcome> outcomes = StartGate.race(POOL, List.<Callable<CompletionOutcome>>of(
+            List<CompletionOutcome> outcomes = StartGate.race(List.<Callable<CompletionOutcome>>of(
                     () -> ledger.store.completions().complete(a.jobId(), a.id(), RESULT_A, "req-a"),
                     () -> ledger.store.completions().complete(b.jobId(), b.id(), RESULT_B, "req-b")));
 
@@ -99,11 +89,10 @@ class CompletionIT {
     void completionRacingTheOwnersCancelHasOneOutcome() {
         for (int round = 0; round < 500; round++) {
             // given a started attempt
-            Attempt a = ledger.submitted("owner-a").firstAttempt();
-            ledger.store.starts().start(a.id(), LedgerFixture.SOFT_TIMEOUT);
+            Attempt a = ledger.startedFirstAttempt("owner-a");
 
             // when its answer and the owner's cancel arrive together
-            List<Object> outcomes = StartGate.race(POOL, List.<Callable<Object>>of(
+            List<Object> outcomes = StartGate.race(List.<Callable<Object>>of(
                     () -> ledger.store.completions().complete(a.jobId(), a.id(), RESULT_A, null),
                     () -> ledger.store.interventions().cancelJob(a.jobId(), "owner changed their mind")));
 
@@ -127,8 +116,7 @@ class CompletionIT {
 
     @Test
     void redeliveringTheWinnersCompletionIsAlreadyAppliedAndChangesNothing() {
-        Attempt a = ledger.submitted("owner-a").firstAttempt();
-        ledger.store.starts().start(a.id(), LedgerFixture.SOFT_TIMEOUT);
+        Attempt a = ledger.startedFirstAttempt("owner-a");
         assertInstanceOf(CompletionOutcome.Won.class, ledger.store.completions().complete(a.jobId(), a.id(), RESULT_A, "req-a"));
         Job before = ledger.store.lookups().job(a.jobId()).orElseThrow();
 

@@ -32,8 +32,7 @@ class EventSchemasIT {
         Attempt[] ab = ledger.cancelledThenFallback();
         ledger.store.completions().complete(ab[1].jobId(), ab[1].id(), RESULT, "req-b");
         ledger.store.completions().complete(ab[0].jobId(), ab[0].id(), RESULT, "req-a");
-        Attempt failing = ledger.submitted("owner-b").firstAttempt();
-        ledger.store.starts().start(failing.id(), LedgerFixture.SOFT_TIMEOUT);
+        Attempt failing = ledger.startedFirstAttempt("owner-b");
         ledger.store.failures().fail(failing.id(), new AttemptFailure("http_500", "boom", false), (job, p) -> false);
 
         // then every queued event validates

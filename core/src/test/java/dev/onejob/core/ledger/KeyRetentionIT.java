@@ -15,9 +15,8 @@ import java.sql.ResultSet;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,21 +25,10 @@ import org.junit.jupiter.api.Test;
  * a new job; an unfinished job is never archived; a job is readable by id and key from the archive.
  */
 class KeyRetentionIT {
-    private static TestDatabase db;
-    private static Database database;
-    private static Ledger store;
-
-    @BeforeAll
-    static void database() {
-        db = TestDatabase.createPrivate();
-        database = Database.wrap(db.dataSource());
-        store = new Ledger(database);
-    }
-
-    @AfterAll
-    static void drop() {
-        db.close();
-    }
+    @AutoClose
+    private static final TestDatabase DB = TestDatabase.createPrivate();
+    private static final Database database = Database.wrap(DB.dataSource());
+    private static final Ledger store = new Ledger(database);
 
     private final MovableClock clock = new MovableClock(Instant.now());
     // alice keeps keys a week; archiving one day after creation

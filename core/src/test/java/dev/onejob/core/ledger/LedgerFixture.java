@@ -35,6 +35,13 @@ final class LedgerFixture {
         return assertInstanceOf(SubmitOutcome.Created.class, store.submissions().submit(newJob(owner, freshKey(), "I loved it")));
     }
 
+    /** A new job of {@code owner}'s whose first attempt a worker started: STARTING, with {@link #SOFT_TIMEOUT}. */
+    Attempt startedFirstAttempt(String owner) {
+        Attempt first = submitted(owner).firstAttempt();
+        store.starts().start(first.id(), SOFT_TIMEOUT);
+        return first;
+    }
+
     /** A job whose first attempt A (primary) is UNKNOWN, then cancelled out of band; B (backup) is created. */
     Attempt[] cancelledThenFallback() {
         SubmitOutcome.Created created = submitted("owner-a");

@@ -10,26 +10,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 class LiveAttemptGuardIT {
-    private static final ExecutorService POOL = Executors.newFixedThreadPool(32);
     private final LedgerFixture ledger = new LedgerFixture();
-
-    @AfterAll
-    static void stopPool() {
-        POOL.shutdownNow();
-    }
 
     private List<NewAttemptOutcome> fallbackButtonPressedBy32(UUID jobId) {
         List<Callable<NewAttemptOutcome>> presses = new ArrayList<>();
         for (int i = 0; i < 32; i++) {
             presses.add(() -> ledger.store.interventions().newAttempt(jobId, "backup"));
         }
-        return StartGate.race(POOL, presses);
+        return StartGate.race(presses);
     }
 
     private void assertAllRefusedNaming(List<NewAttemptOutcome> outcomes, Attempt live, AttemptStatus status) {
@@ -63,8 +54,7 @@ class LiveAttemptGuardIT {
     @Test
     void afterCancellationExactlyOneOf32PressesCreatesAnAttempt() {
         // given a first attempt cancelled out of band
-        Attempt first = ledger.submitted("owner-a").firstAttempt();
-        ledger.store.starts().start(first.id(), LedgerFixture.SOFT_TIMEOUT);
+        Attempt first = ledger.startedFirstAttempt("owner-a");
         ledger.store.starts().markUnknown(first.id());
         assertInstanceOf(TransitionOutcome.Applied.class, ledger.store.interventions().resolveCancelled(first.id(),
                 OperatorAction.of("test", OperatorAction.RESOLVE_CANCELLED, "outage")));
@@ -88,8 +78,7 @@ class LiveAttemptGuardIT {
     @Test
     void afterFailureExactlyOneFailoverAttemptEvenWhenTheFailureIsDelivered32Times() {
         // given a started first attempt
-        Attempt first = ledger.submitted("owner-a").firstAttempt();
-        ledger.store.starts().start(first.id(), LedgerFixture.SOFT_TIMEOUT);
+        Attempt first = ledger.startedFirstAttempt("owner-a");
 
         // when its failure arrives 32 times at once
         List<Callable<FailureOutcome>> deliveries = new ArrayList<>();
@@ -97,7 +86,7 @@ class LiveAttemptGuardIT {
             deliveries.add(() -> ledger.store.failures().fail(first.id(), new AttemptFailure("http_500", "boom", false),
                     ProviderGate.ALLOW_ALL));
         }
-        List<FailureOutcome> outcomes = StartGate.race(POOL, deliveries);
+        List<FailureOutcome> outcomes = StartGate.race(deliveries);
 
         // then one failover happened, onto the fallback, and the rest were recognised as redeliveries
         List<FailureOutcome.FailedOver> failovers = outcomes.stream()
@@ -111,8 +100,7 @@ class LiveAttemptGuardIT {
 
     @Test
     void whenNoEligibleProviderIsLeftTheJobFailsWithOneResult() {
-        Attempt first = ledger.submitted("owner-a").firstAttempt();
-        ledger.store.starts().start(first.id(), LedgerFixture.SOFT_TIMEOUT);
+        Attempt first = ledger.startedFirstAttempt("owner-a");
 
         FailureOutcome outcome = ledger.store.failures().fail(first.id(), new AttemptFailure("http_500", "boom", false),
                 (job, provider) -> false);
@@ -127,8 +115,7 @@ class LiveAttemptGuardIT {
 
     @Test
     void theFallbackButtonOnlyOffersProvidersTheJobAllows() {
-        Attempt first = ledger.submitted("owner-a").firstAttempt();
-        ledger.store.starts().start(first.id(), LedgerFixture.SOFT_TIMEOUT);
+        Attempt first = ledger.startedFirstAttempt("owner-a");
         ledger.store.starts().markUnknown(first.id());
         ledger.store.interventions().resolveCancelled(first.id(),
                 OperatorAction.of("test", OperatorAction.RESOLVE_CANCELLED, "outage"));

@@ -14,8 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -128,13 +126,7 @@ class OwnerBudgetsIT {
             String key = "race-" + i;
             tasks.add(() -> ledger.store.submissions().submit(job(owner, key, five)));
         }
-        ExecutorService pool = Executors.newFixedThreadPool(12);
-        List<SubmitOutcome> outcomes;
-        try {
-            outcomes = StartGate.race(pool, tasks);
-        } finally {
-            pool.shutdownNow();
-        }
+        List<SubmitOutcome> outcomes = StartGate.race(tasks);
 
         // then five were created and seven refused, and the ledger holds five
         assertEquals(5, outcomes.stream().filter(SubmitOutcome.Created.class::isInstance).count());

@@ -12,22 +12,13 @@ import java.util.List;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /** The worker's set-based start: one statement for a poll, each attempt answered as if started alone. */
 class StartAllIT {
-    private static final ExecutorService POOL = Executors.newFixedThreadPool(8);
     private static final Duration SOFT = Duration.ofSeconds(10);
     private static final Duration ABANDON = Duration.ofSeconds(40);
     private final LedgerFixture ledger = new LedgerFixture();
-
-    @AfterAll
-    static void stopPool() {
-        POOL.shutdownNow();
-    }
 
     private static AttemptStarts.Start start(Attempt attempt, UUID token) {
         return new AttemptStarts.Start(attempt.id(), SOFT, ABANDON, token);
@@ -94,7 +85,7 @@ class StartAllIT {
         }
 
         // when they race (job rows are locked in id order, so no two deadlock)
-        List<List<TransitionOutcome>> polls = StartGate.race(POOL, workers);
+        List<List<TransitionOutcome>> polls = StartGate.race(workers);
 
         // then every attempt was started by exactly one of them
         long applied = polls.stream().flatMap(List::stream).filter(TransitionOutcome.Applied.class::isInstance)

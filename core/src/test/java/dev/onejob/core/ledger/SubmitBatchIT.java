@@ -12,9 +12,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,13 +20,7 @@ import org.junit.jupiter.api.Test;
  * payload); concurrent batches over the same keys neither deadlock nor double a job.
  */
 class SubmitBatchIT {
-    private static final ExecutorService POOL = Executors.newFixedThreadPool(8);
     private final LedgerFixture ledger = new LedgerFixture();
-
-    @AfterAll
-    static void stopPool() {
-        POOL.shutdownNow();
-    }
 
     @Test
     void eachJobOfABatchGetsTheAnswerItWouldGetAlone() {
@@ -96,7 +87,7 @@ class SubmitBatchIT {
             }
 
             // when they run together
-            List<List<SubmitOutcome>> results = StartGate.race(POOL, batches);
+            List<List<SubmitOutcome>> results = StartGate.race(batches);
 
             // then each key has one job, created by exactly one batch and replayed by the other seven
             Map<String, UUID> jobOfKey = new HashMap<>();

@@ -13,20 +13,11 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 class SubmitIT {
-    private static final ExecutorService POOL = Executors.newFixedThreadPool(64);
     private final LedgerFixture ledger = new LedgerFixture();
-
-    @AfterAll
-    static void stopPool() {
-        POOL.shutdownNow();
-    }
 
     @Test
     void doubleClickReturnsTheSameJob() {
@@ -39,7 +30,7 @@ class SubmitIT {
             }
 
             // when they are released together
-            List<SubmitOutcome> outcomes = StartGate.race(POOL, clicks);
+            List<SubmitOutcome> outcomes = StartGate.race(clicks);
 
             // then one created the job, every other call got that same job back, and one row of each kind exists
             Set<UUID> jobIds = new HashSet<>();

@@ -7,6 +7,7 @@ import dev.onejob.core.db.DatabaseException;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.BiPredicate;
 import org.junit.jupiter.api.Test;
 
 /** The state machines exist twice, as code and as the database's trigger tables; this keeps them the same. */
@@ -25,30 +26,27 @@ class TransitionTablesIT {
         });
     }
 
-    @Test
-    void attemptTransitionsInTheDatabaseMatchTheCode() {
-        Set<List<String>> fromCode = new HashSet<>();
-        for (AttemptStatus from : AttemptStatus.values()) {
-            for (AttemptStatus to : AttemptStatus.values()) {
-                if (AttemptStatus.allowed(from, to)) {
-                    fromCode.add(List.of(from.name(), to.name()));
+    /** The (from, to) pairs the code allows, by name, as the transition tables hold them. */
+    private static <S extends Enum<S>> Set<List<String>> allowedInCode(S[] statuses, BiPredicate<S, S> allowed) {
+        Set<List<String>> pairs = new HashSet<>();
+        for (S from : statuses) {
+            for (S to : statuses) {
+                if (allowed.test(from, to)) {
+                    pairs.add(List.of(from.name(), to.name()));
                 }
             }
         }
-        assertEquals(fromCode, table("attempt_transitions"));
+        return pairs;
+    }
+
+    @Test
+    void attemptTransitionsInTheDatabaseMatchTheCode() {
+        assertEquals(allowedInCode(AttemptStatus.values(), AttemptStatus::allowed), table("attempt_transitions"));
     }
 
     @Test
     void jobTransitionsInTheDatabaseMatchTheCode() {
-        Set<List<String>> fromCode = new HashSet<>();
-        for (JobStatus from : JobStatus.values()) {
-            for (JobStatus to : JobStatus.values()) {
-                if (JobStatus.allowed(from, to)) {
-                    fromCode.add(List.of(from.name(), to.name()));
-                }
-            }
-        }
-        assertEquals(fromCode, table("job_transitions"));
+        assertEquals(allowedInCode(JobStatus.values(), JobStatus::allowed), table("job_transitions"));
     }
 
     @Test

@@ -13,25 +13,14 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** Sent outbox rows past the retention are deleted; unsent, parked and recent ones stay. Its own database. */
 class OutboxPrunerIT {
-    private static TestDatabase db;
-    private static Database database;
-
-    @BeforeAll
-    static void createDatabase() {
-        db = TestDatabase.createPrivate();
-        database = Database.wrap(db.dataSource());
-    }
-
-    @AfterAll
-    static void dropDatabase() {
-        db.close();
-    }
+    @AutoClose
+    private static final TestDatabase DB = TestDatabase.createPrivate();
+    private static final Database database = Database.wrap(DB.dataSource());
 
     @Test
     void sentRowsPastTheRetentionGoAndEverythingElseStays() {

@@ -19,6 +19,7 @@ import dev.onejob.ingest.JobRequests;
 import dev.onejob.ingest.OwnerRateLimit;
 import dev.onejob.ingest.ProviderCooldowns;
 import dev.onejob.testing.Await;
+import dev.onejob.testing.LoopThread;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -50,14 +51,16 @@ import org.junit.jupiter.api.Test;
  */
 class JobRequestConsumerLoopTest {
     private static final TopicPartition PARTITION = new TopicPartition(Topics.JOB_REQUESTS.name(), 0);
+    private static final Contracts CONTRACTS = Contracts.load(Path.of("../config/contracts"));
+    private static final Providers PROVIDERS = Providers.load(Path.of("../config/providers.yaml"), Map.of());
+
+    private final MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
+    private final MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(),
+            new ByteArraySerializer());
 
     @Test
     void poisonAndInvalidRequestsAreAnsweredOneByOneAndTheirOffsetsCommitted() throws Exception {
-        MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
-        MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(),
-                new ByteArraySerializer());
-        JobRequests requests = new JobRequests(Contracts.load(Path.of("../config/contracts")),
-                Providers.load(Path.of("../config/providers.yaml"), Map.of()));
+        JobRequests requests = new JobRequests(CONTRACTS, PROVIDERS);
         // The ledger's pool is never opened: nothing here may reach PostgreSQL.
         JobRequestConsumer loop = new JobRequestConsumer(consumer, producer, new Ledger(Database.wrap(null)),
                 requests, new IngestMetrics(), KafkaPrincipals.NONE, JobRequestConsumer.Brake.NONE);
@@ -70,15 +73,11 @@ class JobRequestConsumerLoopTest {
             consumer.addRecord(record(1, "alice", Json.write(unknownContract.toJson()).getBytes(StandardCharsets.UTF_8)));
         });
 
-        Thread thread = new Thread(loop, "job-requests-under-test");
-        thread.start();
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (committed(consumer) < 2 && System.nanoTime() < deadline) {
-            Thread.sleep(20);
+        long committed;
+        try (LoopThread ignored = LoopThread.start("job-requests-under-test", loop)) {
+            Await.until(Duration.ofSeconds(10), "both offsets committed", () -> committed(consumer) >= 2);
+            committed = committed(consumer);
         }
-        long committed = committed(consumer);
-        loop.close();
-        thread.join(10_000);
 
         assertEquals(2, committed, "both offsets committed");
         List<ProducerRecord<byte[], byte[]>> sent = producer.history();
@@ -109,15 +108,11 @@ class JobRequestConsumerLoopTest {
         KafkaPrincipals principals = new KafkaPrincipals(KafkaPrincipals.OwnerFrom.PRINCIPAL,
                 KafkaPrincipals.NONE.services(), List.of(), Map.of("shop", Set.of("alice")));
         TopicPartition shop = new TopicPartition(KafkaPrincipals.requestTopic("shop"), 0);
-        MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
         Node node = new Node(0, "localhost", 9092);
         for (TopicPartition p : List.of(PARTITION, shop)) {
             consumer.updatePartitions(p.topic(), List.of(new PartitionInfo(p.topic(), 0, node, null, null)));
         }
-        MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(),
-                new ByteArraySerializer());
-        JobRequests requests = new JobRequests(Contracts.load(Path.of("../config/contracts")),
-                Providers.load(Path.of("../config/providers.yaml"), Map.of()));
+        JobRequests requests = new JobRequests(CONTRACTS, PROVIDERS);
         JobRequestConsumer loop = new JobRequestConsumer(consumer, producer, new Ledger(Database.wrap(null)),
                 requests, new IngestMetrics(), principals, JobRequestConsumer.Brake.NONE);
         // The permitted request names no contract the ingest knows, so it too is answered without the ledger.
@@ -133,13 +128,8 @@ class JobRequestConsumerLoopTest {
                     Json.parse(unknownContract)).toJson())));
         });
 
-        Thread thread = new Thread(loop, "job-requests-under-test");
-        thread.start();
-        try {
+        try (LoopThread ignored = LoopThread.start("job-requests-under-test", loop)) {
             Await.until(Duration.ofSeconds(10), "three answers", () -> producer.history().size() >= 3);
-        } finally {
-            loop.close();
-            thread.join(10_000);
         }
 
         Map<String, List<JobRequestOutcome>> byTopic = new TreeMap<>();
@@ -189,13 +179,9 @@ class JobRequestConsumerLoopTest {
     @Test
     void recordsOverTheOwnersShareWaitInTheirPartitionAndOthersAreServed() throws Exception {
         TopicPartition calmPartition = new TopicPartition(Topics.JOB_REQUESTS.name(), 1);
-        MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
-        MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(),
-                new ByteArraySerializer());
         OwnerRateLimit rate = new OwnerRateLimit(1);
-        JobRequests requests = new JobRequests(Contracts.load(Path.of("../config/contracts")),
-                Providers.load(Path.of("../config/providers.yaml"), Map.of()), OwnerPolicies.NONE,
-                Clock.systemUTC(), ProviderCooldowns.NONE, rate);
+        JobRequests requests = new JobRequests(CONTRACTS, PROVIDERS, OwnerPolicies.NONE, Clock.systemUTC(),
+                ProviderCooldowns.NONE, rate);
         JobRequestConsumer loop = new JobRequestConsumer(consumer, producer, new Ledger(Database.wrap(null)),
                 requests, new IngestMetrics(), KafkaPrincipals.NONE, JobRequestConsumer.Brake.NONE);
         // Requests that name no contract are answered INVALID without the ledger: what matters is who gets there.
@@ -212,20 +198,15 @@ class JobRequestConsumerLoopTest {
                     Json.parse(unknownContract)).toJson()).getBytes(StandardCharsets.UTF_8)));
         });
 
-        Thread thread = new Thread(loop, "job-requests-under-test");
-        thread.start();
         long positionWhilePaused;
         Map<TopicPartition, OffsetAndMetadata> committed;
-        try {
+        try (LoopThread ignored = LoopThread.start("job-requests-under-test", loop)) {
             Await.until(Duration.ofSeconds(10), "flood's partition paused while its bucket refills",
                     () -> consumer.paused().contains(PARTITION));
             positionWhilePaused = consumer.position(PARTITION);
             Await.until(Duration.ofSeconds(10), "flood's partition resumed",
                     () -> !consumer.paused().contains(PARTITION));
             committed = consumer.committed(Set.of(PARTITION, calmPartition));
-        } finally {
-            loop.close();
-            thread.join(10_000);
         }
 
         // a burst of twice the rate (2) passes; the third waits, unanswered, with the rest; calm has its own bucket
@@ -245,11 +226,7 @@ class JobRequestConsumerLoopTest {
      */
     @Test
     void whileTheBrakeIsEngagedRecordsWaitInKafka() throws Exception {
-        MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
-        MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(),
-                new ByteArraySerializer());
-        JobRequests requests = new JobRequests(Contracts.load(Path.of("../config/contracts")),
-                Providers.load(Path.of("../config/providers.yaml"), Map.of()));
+        JobRequests requests = new JobRequests(CONTRACTS, PROVIDERS);
         AtomicBoolean backlogged = new AtomicBoolean(true);
         AtomicInteger pausedPolls = new AtomicInteger();
         JobRequestConsumer loop = new JobRequestConsumer(consumer, producer, new Ledger(Database.wrap(null)),
@@ -268,9 +245,7 @@ class JobRequestConsumerLoopTest {
             });
         }
 
-        Thread thread = new Thread(loop, "job-requests-under-test");
-        thread.start();
-        try {
+        try (LoopThread ignored = LoopThread.start("job-requests-under-test", loop)) {
             Await.until(Duration.ofSeconds(10), "five polls while paused",
                     () -> pausedPolls.get() >= 5);
             assertEquals(List.of(), producer.history(), "nothing answered while braking");
@@ -278,9 +253,6 @@ class JobRequestConsumerLoopTest {
             backlogged.set(false);
             Await.until(Duration.ofSeconds(10), "the record answered once released",
                     () -> committed(consumer) == 1);
-        } finally {
-            loop.close();
-            thread.join(10_000);
         }
         assertEquals(1, producer.history().stream()
                 .filter(r -> r.topic().equals(Topics.JOB_REQUEST_OUTCOMES.name())).count());

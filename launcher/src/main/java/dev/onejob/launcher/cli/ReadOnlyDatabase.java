@@ -13,17 +13,9 @@ import org.postgresql.ds.PGSimpleDataSource;
  * is opened READ ONLY by the driver, so these commands cannot change the ledger even by mistake. Owns no pool:
  * each read opens one connection.
  */
-final class ReadOnlyDatabase {
+record ReadOnlyDatabase(DatabaseConfig config, Database database) {
     private static final int CONNECT_TIMEOUT_SECONDS = 5;
     private static final int QUERY_TIMEOUT_SECONDS = 30;
-
-    private final DatabaseConfig config;
-    private final Database database;
-
-    private ReadOnlyDatabase(DatabaseConfig config, Database database) {
-        this.config = config;
-        this.database = database;
-    }
 
     static ReadOnlyDatabase fromEnv(CliContext context) {
         DatabaseConfig config;
@@ -44,7 +36,7 @@ final class ReadOnlyDatabase {
     }
 
     /** The pool-less database, for stores that take one; failures of their reads go through {@link #failure}. */
-    Database database() {
+    public Database database() {
         return database;
     }
 

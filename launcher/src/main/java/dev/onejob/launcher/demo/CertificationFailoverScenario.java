@@ -4,6 +4,7 @@ import static dev.onejob.launcher.demo.DemoContext.shortId;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.launcher.cli.ApiClient;
+import dev.onejob.launcher.demo.Scenario.Outcome;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,18 +15,7 @@ import java.util.List;
  * the backup: the job is FAILED, naming the failed certification, with no attempt on the backup. Afterwards the
  * backup is certified again with its normal behaviour, so the stack is left as the demo found it.
  */
-final class CertificationFailoverScenario implements Scenario {
-    @Override
-    public String name() {
-        return "6. a failover blocked by a failed certification";
-    }
-
-    @Override
-    public String expected() {
-        return "the backup fails its certification, then the primary fails: no failover to the backup; job FAILED"
-                + " naming the failed certification";
-    }
-
+final class CertificationFailoverScenario implements Scenario.Play {
     @Override
     public Outcome run(DemoContext context) {
         Narrator narrator = context.narrator();

@@ -4,23 +4,14 @@ import static dev.onejob.launcher.demo.DemoContext.shortId;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.launcher.cli.ApiClient;
+import dev.onejob.launcher.demo.Scenario.Outcome;
 import java.time.Duration;
 
 /**
  * 2. The changed payload: a key already used for one request, sent with another body, is refused with 409
  * idempotency-key-reused naming the job, and the stored job does not change at all.
  */
-final class ChangedPayloadScenario implements Scenario {
-    @Override
-    public String name() {
-        return "2. the changed payload";
-    }
-
-    @Override
-    public String expected() {
-        return "same key, different body: 409 idempotency-key-reused naming the job; the job untouched";
-    }
-
+final class ChangedPayloadScenario implements Scenario.Play {
     @Override
     public Outcome run(DemoContext context) {
         Narrator narrator = context.narrator();

@@ -13,56 +13,23 @@ import java.util.function.Predicate;
  * What the scenarios play against: the HTTP API as the owner (alice: submit) and as the operator (ops: operate),
  * the two provider simulators' control planes, and, when Kafka is reachable, the broker to read race-audit from.
  * Also carries the story the timeout scenarios share ({@link TimeoutStory}). Owns no connections of its own.
+ *
+ * @param bootstrapServers the broker to read race-audit from; empty against a remote stack given without
+ *                         {@code --bootstrap-servers}
+ * @param runId            what makes this run's idempotency keys its own ({@link #key})
  */
-final class DemoContext {
+record DemoContext(Narrator narrator, ApiClient owner, ApiClient operator, SimulatorControl primary,
+                   SimulatorControl backup, Optional<String> bootstrapServers, Duration primarySoftTimeout,
+                   String runId, TimeoutStory story) {
     static final String PRIMARY = "primary";
     static final String BACKUP = "backup";
     static final String CONTRACT = "sentiment";
 
-    private final Narrator narrator;
-    private final ApiClient owner;
-    private final ApiClient operator;
-    private final SimulatorControl primary;
-    private final SimulatorControl backup;
-    private final String bootstrapServers;
-    private final Duration primarySoftTimeout;
-    private final String runId = Long.toString(System.currentTimeMillis(), 36);
-    private final TimeoutStory story = new TimeoutStory();
-
+    /** A new run: a run id from the clock, and a story no scenario has written yet. */
     DemoContext(Narrator narrator, ApiClient owner, ApiClient operator, SimulatorControl primary,
                 SimulatorControl backup, String bootstrapServers, Duration primarySoftTimeout) {
-        this.narrator = narrator;
-        this.owner = owner;
-        this.operator = operator;
-        this.primary = primary;
-        this.backup = backup;
-        this.bootstrapServers = bootstrapServers;
-        this.primarySoftTimeout = primarySoftTimeout;
-    }
-
-    Narrator narrator() {
-        return narrator;
-    }
-
-    SimulatorControl primary() {
-        return primary;
-    }
-
-    SimulatorControl backup() {
-        return backup;
-    }
-
-    /** The broker to read race-audit from; empty against a remote stack given without --bootstrap-servers. */
-    Optional<String> bootstrapServers() {
-        return Optional.ofNullable(bootstrapServers);
-    }
-
-    Duration primarySoftTimeout() {
-        return primarySoftTimeout;
-    }
-
-    TimeoutStory story() {
-        return story;
+        this(narrator, owner, operator, primary, backup, Optional.ofNullable(bootstrapServers), primarySoftTimeout,
+                Long.toString(System.currentTimeMillis(), 36), new TimeoutStory());
     }
 
     /** An idempotency key no earlier demo run used: {@code demo-<run>-<label>}. */

@@ -20,11 +20,25 @@ final class DemoRun {
     private DemoRun() {
     }
 
-    /** The design's scenarios, in the order the story needs (3, 4 and 5 follow one job). */
+    /** The design's scenarios, their names and promises, in the order the story needs (3, 4 and 5 follow one job). */
     static List<Scenario> scenarios() {
-        return List.of(new DoubleClickScenario(), new ChangedPayloadScenario(), new TimeoutScenario(),
-                new OutOfBandResolutionScenario(), new ReverseOrderFinishScenario(),
-                new CertificationFailoverScenario());
+        return List.of(
+                new Scenario("1. the double click", "the same request twice with one Idempotency-Key: the same job"
+                        + " id twice, exactly one provider call for its attempt, SUCCEEDED", new DoubleClickScenario()),
+                new Scenario("2. the changed payload", "same key, different body: 409 idempotency-key-reused naming"
+                        + " the job; the job untouched", new ChangedPayloadScenario()),
+                new Scenario("3. the timeout", "the primary hangs past its soft timeout: job UNKNOWN, no failover;"
+                        + " the fallback button refused with 409 attempt-live naming the attempt",
+                        new TimeoutScenario()),
+                new Scenario("4. the out-of-band resolution and the fallback", "an operator resolves the attempt"
+                        + " CANCELLED: job NEEDS_ACTION; the fallback button -> 202, attempt #2 on backup",
+                        new OutOfBandResolutionScenario()),
+                new Scenario("5. the reverse-order finish", "the backup answers first and wins; the primary's late"
+                        + " answer arrives after and is discarded; one race-audit record (loser #1 primary, winner #2"
+                        + " backup)", new ReverseOrderFinishScenario()),
+                new Scenario("6. a failover blocked by a failed certification", "the backup fails its certification,"
+                        + " then the primary fails: no failover to the backup; job FAILED naming the failed"
+                        + " certification", new CertificationFailoverScenario()));
     }
 
     static List<Played> play(List<Scenario> scenarios, DemoContext context) {

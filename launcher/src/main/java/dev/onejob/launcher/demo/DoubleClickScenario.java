@@ -4,6 +4,7 @@ import static dev.onejob.launcher.demo.DemoContext.shortId;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.launcher.cli.ApiClient;
+import dev.onejob.launcher.demo.Scenario.Outcome;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -18,18 +19,7 @@ import java.util.function.Supplier;
  * 1. The double click: the same request sent twice at the same moment with one Idempotency-Key makes one job, and
  * the provider is called once for its one attempt (counted in the primary simulator's ledger).
  */
-final class DoubleClickScenario implements Scenario {
-    @Override
-    public String name() {
-        return "1. the double click";
-    }
-
-    @Override
-    public String expected() {
-        return "the same request twice with one Idempotency-Key: the same job id twice, exactly one provider call"
-                + " for its attempt, SUCCEEDED";
-    }
-
+final class DoubleClickScenario implements Scenario.Play {
     @Override
     public Outcome run(DemoContext context) {
         Narrator narrator = context.narrator();

@@ -4,6 +4,7 @@ import static dev.onejob.launcher.demo.DemoContext.shortId;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.launcher.cli.ApiClient;
+import dev.onejob.launcher.demo.Scenario.Outcome;
 import java.time.Duration;
 
 /**
@@ -11,18 +12,7 @@ import java.time.Duration;
  * shows NEEDS_ACTION (no attempt live, the owner decides), and the fallback button now starts attempt #2 on the
  * backup (202). Continues the {@link TimeoutStory} of scenario 3.
  */
-final class OutOfBandResolutionScenario implements Scenario {
-    @Override
-    public String name() {
-        return "4. the out-of-band resolution and the fallback";
-    }
-
-    @Override
-    public String expected() {
-        return "an operator resolves the attempt CANCELLED: job NEEDS_ACTION; the fallback button -> 202, attempt #2"
-                + " on backup";
-    }
-
+final class OutOfBandResolutionScenario implements Scenario.Play {
     @Override
     public Outcome run(DemoContext context) {
         TimeoutStory story = context.story();

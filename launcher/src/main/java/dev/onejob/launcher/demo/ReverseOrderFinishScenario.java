@@ -5,6 +5,7 @@ import static dev.onejob.launcher.demo.DemoContext.hashPrefix;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.core.json.Json;
 import dev.onejob.launcher.cli.RaceLine;
+import dev.onejob.launcher.demo.Scenario.Outcome;
 import java.time.Duration;
 import java.util.List;
 
@@ -14,18 +15,7 @@ import java.util.List;
  * the winner, the reason and the discarded result's SHA-256 (read from the topic, or from the job's attempt when
  * the demo has no Kafka access). Ends the {@link TimeoutStory}.
  */
-final class ReverseOrderFinishScenario implements Scenario {
-    @Override
-    public String name() {
-        return "5. the reverse-order finish";
-    }
-
-    @Override
-    public String expected() {
-        return "the backup answers first and wins; the primary's late answer arrives after and is discarded; one"
-                + " race-audit record (loser #1 primary, winner #2 backup)";
-    }
-
+final class ReverseOrderFinishScenario implements Scenario.Play {
     @Override
     public Outcome run(DemoContext context) {
         TimeoutStory story = context.story();

@@ -4,6 +4,7 @@ import static dev.onejob.launcher.demo.DemoContext.shortId;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.launcher.cli.ApiClient;
+import dev.onejob.launcher.demo.Scenario.Outcome;
 import java.time.Duration;
 import java.util.Locale;
 
@@ -12,20 +13,9 @@ import java.util.Locale;
  * provider may still be working: no automatic failover), and the fallback button is refused with 409 attempt-live
  * naming the attempt. Starts the {@link TimeoutStory} the next two scenarios continue.
  */
-final class TimeoutScenario implements Scenario {
+final class TimeoutScenario implements Scenario.Play {
     /** How much later than its soft timeout the primary answers: time enough for the backup to win first. */
     static final Duration LATE_BY = Duration.ofSeconds(5);
-
-    @Override
-    public String name() {
-        return "3. the timeout";
-    }
-
-    @Override
-    public String expected() {
-        return "the primary hangs past its soft timeout: job UNKNOWN, no failover; the fallback button refused with"
-                + " 409 attempt-live naming the attempt";
-    }
 
     @Override
     public Outcome run(DemoContext context) {

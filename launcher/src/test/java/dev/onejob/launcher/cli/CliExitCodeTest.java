@@ -5,10 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.onejob.core.json.Json;
 import dev.onejob.launcher.OnejobMain;
+import dev.onejob.stack.infra.LoopbackPorts;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.UUID;
@@ -90,12 +89,9 @@ class CliExitCodeTest {
     }
 
     @Test
-    void anApiThatDoesNotListenExitsThree() throws IOException {
+    void anApiThatDoesNotListenExitsThree() {
         // given a port nobody listens on
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
+        int port = LoopbackPorts.free();
 
         // when
         Run run = run(Map.of("ONEJOB_TOKEN", "t"), "jobs", "get", UUID.randomUUID().toString(), "--url",
@@ -107,11 +103,8 @@ class CliExitCodeTest {
     }
 
     @Test
-    void aDatabaseThatDoesNotListenExitsThree() throws IOException {
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
+    void aDatabaseThatDoesNotListenExitsThree() {
+        int port = LoopbackPorts.free();
 
         Run run = run(Map.of("DATABASE_URL", "jdbc:postgresql://127.0.0.1:" + port + "/onejob"), "outbox", "status");
 

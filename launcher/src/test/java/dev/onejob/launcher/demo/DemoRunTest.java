@@ -17,22 +17,7 @@ class DemoRunTest {
             StandardCharsets.UTF_8)), null, null, null, null, null, Duration.ofSeconds(1));
 
     private static Scenario scenario(String name, Function<DemoContext, Scenario.Outcome> body) {
-        return new Scenario() {
-            @Override
-            public String name() {
-                return name;
-            }
-
-            @Override
-            public String expected() {
-                return "as designed";
-            }
-
-            @Override
-            public Outcome run(DemoContext context) {
-                return body.apply(context);
-            }
-        };
+        return new Scenario(name, "as designed", body::apply);
     }
 
     @Test

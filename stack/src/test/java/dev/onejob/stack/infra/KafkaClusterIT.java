@@ -9,6 +9,7 @@ import dev.onejob.core.kafka.KafkaPrincipals;
 import dev.onejob.core.kafka.KafkaTopics;
 import dev.onejob.core.kafka.Topics;
 import dev.onejob.testing.Await;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -46,14 +47,24 @@ class KafkaClusterIT {
             KafkaPrincipals.NONE.services(), List.of(), Map.of(PRODUCER, Set.of("alice")));
     private static final String TOPIC = KafkaPrincipals.requestTopic(PRODUCER);
 
+    /** A three-node cluster of its own under {@code name}, started, with onejob's topics and the principals' ACLs. */
+    private static KafkaCluster threeNodes(String name) throws IOException {
+        KafkaCluster cluster = new KafkaCluster(InfraRuns.runner(name),
+                InfraRuns.fresh(InfraRuns.dir(name).resolve("cluster")), 3, PRINCIPALS.allNames());
+        try {
+            cluster.start();
+            cluster.setup(PRINCIPALS);
+            return cluster;
+        } catch (RuntimeException e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
     @Test
     void acknowledgedWritesOutliveALeadersCrashAndOnlyWhatTheAclsGrantIsAllowed() throws Exception {
         // given a three-node cluster with onejob's topics and ACLs
-        KafkaCluster cluster = new KafkaCluster(InfraRuns.runner("kafka-cluster"),
-                InfraRuns.fresh(InfraRuns.dir("kafka-cluster").resolve("cluster")), 3, PRINCIPALS.allNames());
-        try (cluster) {
-            cluster.start();
-            cluster.setup(PRINCIPALS);
+        try (KafkaCluster cluster = threeNodes("kafka-cluster")) {
 
             // then every topic has three replicas, min.insync.replicas 2 and no unclean leader election
             List<String> topics = new ArrayList<>(KafkaTopics.allNames());
@@ -112,11 +123,7 @@ class KafkaClusterIT {
     @Test
     void aRollingRestartRestartsEveryNodeWhileEveryWriteIsAcknowledgedAndKept() throws Exception {
         // given a three-node cluster and a producer writing with acks=all, one record after the other, all along
-        KafkaCluster cluster = new KafkaCluster(InfraRuns.runner("kafka-rolling"),
-                InfraRuns.fresh(InfraRuns.dir("kafka-rolling").resolve("cluster")), 3, PRINCIPALS.allNames());
-        try (cluster) {
-            cluster.start();
-            cluster.setup(PRINCIPALS);
+        try (KafkaCluster cluster = threeNodes("kafka-rolling")) {
             Map<Integer, Long> pids = new HashMap<>();
             cluster.nodeIds().forEach(id -> pids.put(id, cluster.process(id).pid()));
             List<String> acknowledged = new CopyOnWriteArrayList<>();

@@ -2,6 +2,7 @@ package dev.onejob.core.contract;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -49,6 +50,23 @@ class PassthroughTest {
         assertEquals(List.of("END"), prompt.stop());
         assertEquals(List.of(), prompt.outputProblems(Json.parse("{\"text\":\"hello\"}")));
         assertEquals(1, prompt.outputProblems(Json.parse("{\"text\":\"hello\",\"more\":1}")).size());
+    }
+
+    @Test
+    void toolCallingIsCertifiedAgainstItsOwnBuiltInContractOverTheSameVariables() {
+        Contract tools = Contracts.load(Path.of("../config/contracts")).find(Passthrough.TOOLS_ID).orElseThrow();
+
+        assertTrue(tools.passthrough());
+        assertEquals(passthrough.variablesSchema(), tools.variablesSchema());
+        assertNotEquals(passthrough.version(), tools.version());
+        for (Contract.GoldenInput golden : tools.golden()) {
+            assertEquals(List.of(), tools.variableProblems(golden.variables()));
+            assertTrue(golden.variables().has("tools") && golden.expect().has("tool"), golden.toString());
+        }
+        JsonNode withTools = Json.parse("{\"tools\":[]}");
+        assertEquals(Passthrough.TOOLS_ID, Passthrough.certifiedAs(Passthrough.ID, withTools));
+        assertEquals(Passthrough.ID, Passthrough.certifiedAs(Passthrough.ID, Json.object()));
+        assertEquals("sentiment", Passthrough.certifiedAs("sentiment", withTools));
     }
 
     @Test

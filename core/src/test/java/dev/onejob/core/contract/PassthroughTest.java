@@ -13,6 +13,8 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The built-in passthrough contract: its variables, its prompts, and its output schemas held to the contracts' rule. */
 class PassthroughTest {
@@ -155,15 +157,17 @@ class PassthroughTest {
         assertEquals(1, noMessages.size(), noMessages.toString());
     }
 
-    @Test
-    void aContractsFileMayNotTakeTheBuiltInId() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {Passthrough.ID, Passthrough.TOOLS_ID})
+    void aContractsFileMayNotTakeABuiltInId(String id) throws Exception {
         Path dir = Files.createTempDirectory("contracts");
         Files.writeString(dir.resolve("mine.yaml"), Files.readString(
-                Path.of("../config/contracts/sentiment.yaml")).replace("id: sentiment", "id: passthrough"));
+                Path.of("../config/contracts/sentiment.yaml")).replace("id: sentiment", "id: " + id));
 
         var refused = Assertions.assertThrows(ConfigException.class,
                 () -> Contracts.load(dir));
 
-        assertTrue(refused.getMessage().contains("built-in passthrough"), refused.getMessage());
+        assertTrue(refused.getMessage().contains("contract id '" + id + "' is a built-in contract"),
+                refused.getMessage());
     }
 }

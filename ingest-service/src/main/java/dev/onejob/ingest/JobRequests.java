@@ -107,6 +107,10 @@ public final class JobRequests {
             contract = contracts.find(contractId).orElse(null);
             if (contract == null) {
                 problems.add("unknown contract '" + contractId + "'");
+            } else if (contractId.equals(Passthrough.TOOLS_ID)) {
+                problems.add("contract '" + contractId + "' is certified against, never submitted: a call with tools "
+                        + "is a job of the '" + Passthrough.ID + "' contract");
+                contract = null;
             }
         }
         JsonNode variables = request.get("variables");
@@ -133,7 +137,8 @@ public final class JobRequests {
         }
         return new Validated(new NewJob(ownerId, idempotencyKey, request, contractId, target, fallbacks,
                 budget(ownerId, contract, variables, target, fallbacks),
-                cooldowns.firstProvider(contractId, target, fallbacks)), List.of());
+                cooldowns.firstProvider(Passthrough.certifiedAs(contractId, variables), target, fallbacks)),
+                List.of());
     }
 
     /** A passthrough call with a parameter only one protocol takes may go to providers of that protocol only. */

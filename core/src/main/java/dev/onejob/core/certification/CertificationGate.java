@@ -5,6 +5,7 @@ import dev.onejob.core.config.Providers;
 import dev.onejob.core.config.RetryPolicy;
 import dev.onejob.core.contract.Contract;
 import dev.onejob.core.contract.Contracts;
+import dev.onejob.core.contract.Passthrough;
 import dev.onejob.core.ledger.Job;
 import dev.onejob.core.ledger.ProviderGate;
 import java.time.Clock;
@@ -64,9 +65,12 @@ public final class CertificationGate implements ProviderGate {
         return whyNot(job, provider).isEmpty();
     }
 
-    /** Why failover may not send {@code job} to {@code provider}; empty when it may. */
+    /**
+     * Why failover may not send {@code job} to {@code provider}; empty when it may. A passthrough call with tools
+     * needs the provider certified for tool calling ({@link Passthrough#certifiedAs}).
+     */
     public Optional<String> whyNot(Job job, String provider) {
-        return whyNot(job.contract(), provider);
+        return whyNot(Passthrough.certifiedAs(job.contract(), job.request().path("variables")), provider);
     }
 
     /** Why failover may not send a job of {@code contractId} to {@code provider}; empty when it may. */

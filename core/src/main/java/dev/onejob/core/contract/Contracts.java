@@ -37,14 +37,14 @@ public final class Contracts {
             throw new ConfigException(dir + ": contracts directory not found (set CONTRACTS_DIR)");
         }
         Map<String, Contract> byId = new TreeMap<>();
-        Contract builtIn = Passthrough.contract();
-        byId.put(builtIn.id(), builtIn);
+        List<Contract> builtIns = List.of(Passthrough.contract(), Passthrough.toolsContract());
+        builtIns.forEach(builtIn -> byId.put(builtIn.id(), builtIn));
         try (Stream<Path> files = Files.list(dir)) {
             for (Path file : files.filter(Contracts::isContractFile).sorted().toList()) {
                 Contract contract = parse(file, ConfigFiles.read(file));
-                if (contract.id().equals(Passthrough.ID)) {
-                    throw new ConfigException(file + ": contract id '" + Passthrough.ID + "' is the built-in "
-                            + "passthrough contract of the provider-compatible endpoints; choose another id");
+                if (builtIns.stream().anyMatch(builtIn -> builtIn.id().equals(contract.id()))) {
+                    throw new ConfigException(file + ": contract id '" + contract.id() + "' is a built-in "
+                            + "contract of the provider-compatible endpoints; choose another id");
                 }
                 if (byId.putIfAbsent(contract.id(), contract) != null) {
                     throw new ConfigException(file + ": contract id '" + contract.id() + "' is defined twice");
@@ -53,7 +53,7 @@ public final class Contracts {
         } catch (IOException e) {
             throw new ConfigException(dir + ": cannot list contracts (" + e.getMessage() + ")");
         }
-        if (byId.size() == 1) {
+        if (byId.size() == builtIns.size()) {
             throw new ConfigException(dir + ": no contract files (*.yaml, *.yml, *.json)");
         }
         return new Contracts(byId);

@@ -36,23 +36,55 @@ import java.util.Set;
  */
 public final class Passthrough {
     public static final String ID = "passthrough";
+    /**
+     * The built-in contract a provider is certified against before failover sends it a passthrough call with tools
+     * ({@code contracts/passthrough-tools.yaml}: golden calls with tools, the passthrough variables schema). No job is
+     * ever of this contract.
+     */
+    public static final String TOOLS_ID = "passthrough-tools";
     private static final String RESOURCE = "contracts/passthrough.yaml";
+    private static final String TOOLS_RESOURCE = "contracts/passthrough-tools.yaml";
     private static final String DEFAULT_SCHEMA_NAME = "result";
 
     private Passthrough() {
     }
 
-    /** The built-in contract, read from the classpath; its version is the fingerprint of its variables schema. */
+    /** The built-in contract, read from the classpath; its version is the fingerprint of its file. */
     static Contract contract() {
-        Path shown = Path.of("classpath:" + RESOURCE);
-        try (InputStream in = Passthrough.class.getClassLoader().getResourceAsStream(RESOURCE)) {
+        return Contracts.parsePassthrough(Path.of("classpath:" + RESOURCE), read(RESOURCE));
+    }
+
+    /**
+     * The built-in tool-calling contract: its own id, description and golden calls over the passthrough contract's
+     * variables schema and default {@code max_tokens}; its version is the fingerprint of both.
+     */
+    static Contract toolsContract() {
+        ObjectNode node = (ObjectNode) read(RESOURCE).deepCopy();
+        JsonNode tools = read(TOOLS_RESOURCE);
+        node.set("id", tools.get("id"));
+        node.set("description", tools.get("description"));
+        node.set("golden", tools.get("golden"));
+        return Contracts.parsePassthrough(Path.of("classpath:" + TOOLS_RESOURCE), node);
+    }
+
+    private static JsonNode read(String resource) {
+        Path shown = Path.of("classpath:" + resource);
+        try (InputStream in = Passthrough.class.getClassLoader().getResourceAsStream(resource)) {
             if (in == null) {
-                throw new ConfigException(shown + ": the built-in passthrough contract is missing from the build");
+                throw new ConfigException(shown + ": a built-in contract is missing from the build");
             }
-            return Contracts.parsePassthrough(shown, ConfigFiles.read(in, shown.toString()));
+            return ConfigFiles.read(in, shown.toString());
         } catch (IOException e) {
-            throw new ConfigException(shown + ": cannot read the built-in passthrough contract: " + e.getMessage());
+            throw new ConfigException(shown + ": cannot read a built-in contract: " + e.getMessage());
         }
+    }
+
+    /**
+     * The contract a provider must be certified for to serve a job of {@code contractId} with these variables by
+     * failover: {@value #TOOLS_ID} for a passthrough call with tools, the job's own contract otherwise.
+     */
+    public static String certifiedAs(String contractId, JsonNode variables) {
+        return ID.equals(contractId) && variables != null && variables.has("tools") ? TOOLS_ID : contractId;
     }
 
     /**

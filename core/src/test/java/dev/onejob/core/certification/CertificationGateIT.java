@@ -10,9 +10,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.config.Providers;
 import dev.onejob.core.contract.Contract;
 import dev.onejob.core.contract.Contracts;
+import dev.onejob.core.contract.Passthrough;
+import dev.onejob.core.json.Json;
 import dev.onejob.core.ledger.Job;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -129,5 +133,38 @@ class CertificationGateIT {
         Optional<String> why = gate.whyNot(job, "nobody");
         // then
         assertEquals(Optional.of("nobody is not in the providers file"), why);
+    }
+
+    @Test
+    void aPassthroughCallWithToolsNeedsTheToolCallingCertification() {
+        // given backup certified for passthrough, not (yet) for tool calling
+        Contract passthrough = fixture.contracts.find(Passthrough.ID).orElseThrow();
+        Contract tools = fixture.contracts.find(Passthrough.TOOLS_ID).orElseThrow();
+        fixture.store.record(run(backup, MODEL, passthrough, true, now.minusSeconds(60)));
+        CertificationGate gate = gate(fixture.contracts, now);
+        Job plain = jobWith(Json.parse("{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}"));
+        Job withTools = jobWith(Json.parse("""
+                {"messages":[{"role":"user","content":"Weather?"}],
+                 "tools":[{"name":"get_weather","parameters":{"type":"object"}}]}"""));
+
+        // then a call without tools may fail over there, one with tools may not, and the reason names the contract
+        assertTrue(gate.mayFailOverTo(plain, backup), () -> gate.whyNot(plain, backup).orElse(""));
+        Optional<String> why = gate.whyNot(withTools, backup);
+        assertTrue(why.orElseThrow().startsWith(backup + " has no passing certification for passthrough-tools@"),
+                why::get);
+
+        // when backup passes the tool-calling certification, then it may
+        fixture.store.record(run(backup, MODEL, tools, true, now.minusSeconds(30)));
+        assertEquals(Optional.empty(), gate.whyNot(withTools, backup));
+    }
+
+    private Job jobWith(JsonNode variables) {
+        Job job = job(Passthrough.ID, backup);
+        ObjectNode request = Json.object().put("contract", Passthrough.ID);
+        request.set("variables", variables);
+        return new Job(job.id(), job.ownerId(), job.idempotencyKey(), job.requestFingerprint(), request,
+                job.contract(), job.targetProvider(), job.fallbackProviders(), job.status(), job.version(),
+                job.completedBy(), job.result(), job.errorCode(), job.errorMessage(), job.createdAt(),
+                job.updatedAt(), job.finishedAt());
     }
 }

@@ -2,6 +2,7 @@ package dev.onejob.core.contract;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -12,6 +13,8 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The built-in passthrough contract: its variables, its prompts, and its output schemas held to the contracts' rule. */
 class PassthroughTest {
@@ -49,6 +52,23 @@ class PassthroughTest {
         assertEquals(List.of("END"), prompt.stop());
         assertEquals(List.of(), prompt.outputProblems(Json.parse("{\"text\":\"hello\"}")));
         assertEquals(1, prompt.outputProblems(Json.parse("{\"text\":\"hello\",\"more\":1}")).size());
+    }
+
+    @Test
+    void toolCallingIsCertifiedAgainstItsOwnBuiltInContractOverTheSameVariables() {
+        Contract tools = Contracts.load(Path.of("../config/contracts")).find(Passthrough.TOOLS_ID).orElseThrow();
+
+        assertTrue(tools.passthrough());
+        assertEquals(passthrough.variablesSchema(), tools.variablesSchema());
+        assertNotEquals(passthrough.version(), tools.version());
+        for (Contract.GoldenInput golden : tools.golden()) {
+            assertEquals(List.of(), tools.variableProblems(golden.variables()));
+            assertTrue(golden.variables().has("tools") && golden.expect().has("tool"), golden.toString());
+        }
+        JsonNode withTools = Json.parse("{\"tools\":[]}");
+        assertEquals(Passthrough.TOOLS_ID, Passthrough.certifiedAs(Passthrough.ID, withTools));
+        assertEquals(Passthrough.ID, Passthrough.certifiedAs(Passthrough.ID, Json.object()));
+        assertEquals("sentiment", Passthrough.certifiedAs("sentiment", withTools));
     }
 
     @Test
@@ -137,15 +157,17 @@ class PassthroughTest {
         assertEquals(1, noMessages.size(), noMessages.toString());
     }
 
-    @Test
-    void aContractsFileMayNotTakeTheBuiltInId() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {Passthrough.ID, Passthrough.TOOLS_ID})
+    void aContractsFileMayNotTakeABuiltInId(String id) throws Exception {
         Path dir = Files.createTempDirectory("contracts");
         Files.writeString(dir.resolve("mine.yaml"), Files.readString(
-                Path.of("../config/contracts/sentiment.yaml")).replace("id: sentiment", "id: passthrough"));
+                Path.of("../config/contracts/sentiment.yaml")).replace("id: sentiment", "id: " + id));
 
         var refused = Assertions.assertThrows(ConfigException.class,
                 () -> Contracts.load(dir));
 
-        assertTrue(refused.getMessage().contains("built-in passthrough"), refused.getMessage());
+        assertTrue(refused.getMessage().contains("contract id '" + id + "' is a built-in contract"),
+                refused.getMessage());
     }
 }

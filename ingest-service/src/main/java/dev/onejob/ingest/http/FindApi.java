@@ -17,6 +17,7 @@ import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.config.Providers;
 import dev.onejob.core.contract.Contract;
 import dev.onejob.core.contract.Contracts;
+import dev.onejob.core.contract.Passthrough;
 import dev.onejob.core.http.HttpCall;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.ledger.Attempt;
@@ -204,8 +205,9 @@ final class FindApi {
         allowOnly(Exchanges.query(exchange));
         ObjectNode body = Json.object();
         ArrayNode list = body.putArray("contracts");
-        // The files' contracts first: a form that offers the first one offers a template, not the built-in.
-        for (Contract contract : contracts.all().stream()
+        // The files' contracts first: a form that offers the first one offers a template, not the built-in. The
+        // tool-calling contract is certified against, never submitted.
+        for (Contract contract : contracts.all().stream().filter(c -> !c.id().equals(Passthrough.TOOLS_ID))
                 .sorted(Comparator.comparing(Contract::passthrough).thenComparing(Contract::id)).toList()) {
             ObjectNode item = list.addObject();
             item.put("id", contract.id());

@@ -13,6 +13,7 @@ import dev.onejob.core.certification.CertificationStore;
 import dev.onejob.core.config.ProviderConfig;
 import dev.onejob.core.config.ProviderProtocol;
 import dev.onejob.core.config.Providers;
+import dev.onejob.core.contract.Passthrough;
 import dev.onejob.core.json.CanonicalJson;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.ledger.Job;
@@ -79,12 +80,13 @@ class CertificationRunnerIT {
         // when
         List<CertificationReport> reports = runner(providers).run(Optional.empty(), Optional.empty());
         // then
-        // (every contract: the sentiment file's and the built-in passthrough)
-        assertEquals(List.of(openAi.id() + " passthrough", openAi.id() + " sentiment", anthropic.id() + " passthrough",
-                        anthropic.id() + " sentiment"),
+        // (every contract: the sentiment file's and the built-in passthrough and tool calling)
+        assertEquals(List.of(openAi.id() + " passthrough", openAi.id() + " passthrough-tools",
+                        openAi.id() + " sentiment", anthropic.id() + " passthrough",
+                        anthropic.id() + " passthrough-tools", anthropic.id() + " sentiment"),
                 reports.stream().map(r -> r.provider() + " " + r.contractId()).toList());
         for (CertificationReport report : reports) {
-            // an invented key fails the passthrough contract's golden schemas too
+            // an invented key fails the passthrough contract's golden schemas too, and the tools' parameters
             Certification stored = store.latest(report.provider(), report.contractId()).orElseThrow();
             assertEquals(report.id(), stored.id());
             assertFalse(stored.passed());
@@ -94,6 +96,18 @@ class CertificationRunnerIT {
         CertificationGate gate = new CertificationGate(store, CertifyFixture.CONTRACTS, providers);
         assertTrue(gate.whyNot(job(anthropic.id()), anthropic.id()).orElseThrow()
                 .startsWith(anthropic.id() + " failed its latest certification for sentiment@"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(ProviderProtocol.class)
+    void aProviderThatCallsTheExpectedToolWithValidArgumentsIsCertifiedForToolCalling(ProviderProtocol protocol) {
+        // given
+        ProviderConfig backup = fixture.provider(protocol);
+        // when
+        CertificationReport report = runner(Providers.of(List.of(backup))).run(backup.id(), Passthrough.TOOLS_ID);
+        // then
+        assertTrue(report.passed(), report::toText);
+        assertTrue(report.check("structure").orElseThrow().passed(), report::toText);
     }
 
     @Test

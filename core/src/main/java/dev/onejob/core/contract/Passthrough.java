@@ -42,8 +42,6 @@ public final class Passthrough {
      * ever of this contract.
      */
     public static final String TOOLS_ID = "passthrough-tools";
-    private static final String RESOURCE = "contracts/passthrough.yaml";
-    private static final String TOOLS_RESOURCE = "contracts/passthrough-tools.yaml";
     private static final String DEFAULT_SCHEMA_NAME = "result";
 
     private Passthrough() {
@@ -51,7 +49,7 @@ public final class Passthrough {
 
     /** The built-in contract, read from the classpath; its version is the fingerprint of its file. */
     static Contract contract() {
-        return Contracts.parsePassthrough(Path.of("classpath:" + RESOURCE), read(RESOURCE));
+        return Contracts.parsePassthrough(shown(ID), read(ID));
     }
 
     /**
@@ -59,17 +57,22 @@ public final class Passthrough {
      * variables schema and default {@code max_tokens}; its version is the fingerprint of both.
      */
     static Contract toolsContract() {
-        ObjectNode node = (ObjectNode) read(RESOURCE).deepCopy();
-        JsonNode tools = read(TOOLS_RESOURCE);
+        ObjectNode node = (ObjectNode) read(ID).deepCopy();
+        JsonNode tools = read(TOOLS_ID);
         node.set("id", tools.get("id"));
         node.set("description", tools.get("description"));
         node.set("golden", tools.get("golden"));
-        return Contracts.parsePassthrough(Path.of("classpath:" + TOOLS_RESOURCE), node);
+        return Contracts.parsePassthrough(shown(TOOLS_ID), node);
     }
 
-    private static JsonNode read(String resource) {
-        Path shown = Path.of("classpath:" + resource);
-        try (InputStream in = Passthrough.class.getClassLoader().getResourceAsStream(resource)) {
+    /** A built-in contract's file: {@code contracts/<id>.yaml} on the classpath, as errors name it. */
+    private static Path shown(String id) {
+        return Path.of("classpath:contracts/" + id + ".yaml");
+    }
+
+    private static JsonNode read(String id) {
+        Path shown = shown(id);
+        try (InputStream in = Passthrough.class.getClassLoader().getResourceAsStream("contracts/" + id + ".yaml")) {
             if (in == null) {
                 throw new ConfigException(shown + ": a built-in contract is missing from the build");
             }

@@ -36,10 +36,9 @@ final class ChatCompletionsFormat implements DropInFormat {
 
     @Override
     public Call read(JsonNode body) {
-        List<String> problems = new ArrayList<>();
-        ObjectNode variables = Json.object();
-        DropInFormat.unsupported(body, PASSED, IGNORED, problems);
-        String model = DropInFormat.model(body, problems);
+        Reading reading = Reading.of(body, PASSED, IGNORED);
+        List<String> problems = reading.problems();
+        ObjectNode variables = reading.variables();
         if (body.has("n") && !(body.get("n").isIntegralNumber() && body.get("n").asInt() == 1)) {
             problems.add("'n' must be 1: a job has one answer");
         }
@@ -63,7 +62,7 @@ final class ChatCompletionsFormat implements DropInFormat {
         if (!options.isMissingNode() && !options.isNull() && !stream) {
             problems.add("'stream_options' is only allowed with 'stream': true");
         }
-        return new Call(model, variables, stream, includeUsage, problems);
+        return reading.call(stream, includeUsage);
     }
 
     private static void messages(JsonNode messages, ObjectNode variables, List<String> problems) {

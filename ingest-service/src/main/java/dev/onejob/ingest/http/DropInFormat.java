@@ -87,6 +87,22 @@ interface DropInFormat {
         String error(Problem problem, String message);
     }
 
+    /**
+     * A request body being read: its model, the variables made of it so far, and the problems found, starting with
+     * the fields this format neither passes through ({@code passed}) nor ignores ({@code ignored}).
+     */
+    record Reading(String model, ObjectNode variables, List<String> problems) {
+        static Reading of(JsonNode body, Set<String> passed, Set<String> ignored) {
+            List<String> problems = new ArrayList<>();
+            DropInFormat.unsupported(body, passed, ignored, problems);
+            return new Reading(DropInFormat.model(body, problems), Json.object(), problems);
+        }
+
+        Call call(boolean stream, boolean includeUsage) {
+            return new Call(model, variables, stream, includeUsage, problems);
+        }
+    }
+
     /** One {@code data:} event (with an optional {@code event:} name). */
     static String event(String name, JsonNode data) {
         return (name == null ? "" : "event: " + name + "\n") + "data: " + Json.write(data) + "\n\n";

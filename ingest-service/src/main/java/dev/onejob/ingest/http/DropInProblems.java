@@ -11,6 +11,7 @@ import dev.onejob.core.ledger.Job;
 import dev.onejob.core.ledger.JobStatus;
 import dev.onejob.core.ledger.LedgerQueries.JobHistory;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -129,7 +130,7 @@ final class DropInProblems {
     static ObjectNode error(Problem problem, boolean anthropic) {
         ObjectNode error = Json.object();
         error.put("message", problem.getMessage());
-        error.put("type", anthropic ? anthropicType(problem.status()) : openAiType(problem.status()));
+        error.put("type", errorType(problem.status(), anthropic));
         if (!anthropic) {
             JsonNode param = problem.extension("param");
             error.set("param", param == null ? Json.MAPPER.nullNode() : param);
@@ -144,31 +145,26 @@ final class DropInProblems {
         return error;
     }
 
-    /** OpenAI's error types, by status. */
-    static String openAiType(int status) {
-        return switch (status) {
-            case 401 -> "authentication_error";
-            case 403 -> "permission_error";
-            case 404 -> "not_found_error";
-            case 429 -> "rate_limit_error";
-            case 503 -> "service_unavailable_error";
-            case 504 -> "timeout_error";
-            default -> status >= 500 ? "server_error" : "invalid_request_error";
-        };
-    }
+    /**
+     * The providers' own error types by status, OpenAI's then Anthropic's; any other status is
+     * {@code invalid_request_error} below 500, {@code server_error} / {@code api_error} from 500.
+     */
+    private static final Map<Integer, List<String>> TYPES = Map.of(
+            401, List.of("authentication_error", "authentication_error"),
+            402, List.of("invalid_request_error", "billing_error"),
+            403, List.of("permission_error", "permission_error"),
+            404, List.of("not_found_error", "not_found_error"),
+            413, List.of("invalid_request_error", "request_too_large"),
+            429, List.of("rate_limit_error", "rate_limit_error"),
+            503, List.of("service_unavailable_error", "overloaded_error"),
+            504, List.of("timeout_error", "timeout_error"));
 
-    /** Anthropic's error types, by status. */
-    static String anthropicType(int status) {
-        return switch (status) {
-            case 401 -> "authentication_error";
-            case 402 -> "billing_error";
-            case 403 -> "permission_error";
-            case 404 -> "not_found_error";
-            case 413 -> "request_too_large";
-            case 429 -> "rate_limit_error";
-            case 503, 529 -> "overloaded_error";
-            case 504 -> "timeout_error";
-            default -> status >= 500 ? "api_error" : "invalid_request_error";
-        };
+    /** The error type of {@code status} in OpenAI's dialect, or Anthropic's. */
+    static String errorType(int status, boolean anthropic) {
+        List<String> types = TYPES.get(status);
+        if (types != null) {
+            return types.get(anthropic ? 1 : 0);
+        }
+        return status < 500 ? "invalid_request_error" : anthropic ? "api_error" : "server_error";
     }
 }

@@ -32,10 +32,9 @@ final class MessagesFormat implements DropInFormat {
 
     @Override
     public Call read(JsonNode body) {
-        List<String> problems = new ArrayList<>();
-        ObjectNode variables = Json.object();
-        DropInFormat.unsupported(body, PASSED, IGNORED, problems);
-        String model = DropInFormat.model(body, problems);
+        Reading reading = Reading.of(body, PASSED, IGNORED);
+        List<String> problems = reading.problems();
+        ObjectNode variables = reading.variables();
         JsonNode system = body.get("system");
         if (system != null && !system.isNull()) {
             String text = DropInFormat.text(system, "system", problems);
@@ -56,7 +55,7 @@ final class MessagesFormat implements DropInFormat {
         outputConfig(body.get("output_config"), variables, problems);
         DropInTools.readAnthropic(body, variables, problems);
         boolean stream = DropInFormat.flag(body, "stream", problems);
-        return new Call(model, variables, stream, true, problems);
+        return reading.call(stream, true);
     }
 
     private static void messages(JsonNode messages, ObjectNode variables, List<String> problems) {

@@ -92,7 +92,7 @@ final class DropInApi {
         Providers.Route route = providers.alias(call.model()).orElseThrow(() -> new Problem(404, "model-not-found",
                 "Unknown model alias", "model '" + call.model() + "' is not an alias of providers.yaml; the aliases "
                 + "are " + providers.aliases().keySet()));
-        List<String> usable = honouring(route, call.variables());
+        List<String> usable = honouring(call.model(), route, call.variables());
         ObjectNode request = Json.object();
         request.put("contract", Passthrough.ID);
         request.set("variables", call.variables());
@@ -113,7 +113,7 @@ final class DropInApi {
      * one protocol takes ({@link Prompt#OPENAI_OPTIONS}, {@link Prompt#ANTHROPIC_OPTIONS}), which no translation
      * could keep; then those of that protocol, or a 400 naming the parameters when the alias has none.
      */
-    private List<String> honouring(Providers.Route route, JsonNode variables) {
+    private List<String> honouring(String model, Providers.Route route, JsonNode variables) {
         List<String> all = new ArrayList<>();
         all.add(route.target());
         all.addAll(route.fallbacks());
@@ -125,7 +125,8 @@ final class DropInApi {
                 .orElse(null) == only.get()).toList();
         if (usable.isEmpty()) {
             throw DropInProblems.invalid(List.of(Passthrough.protocolOnly(variables) + ": only "
-                    + only.get().wireName() + " providers take them, and model '" + route + "' names none"));
+                    + only.get().wireName() + " providers take them, and model '" + model + "' names none of "
+                    + all));
         }
         return usable;
     }

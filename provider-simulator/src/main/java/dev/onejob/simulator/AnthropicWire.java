@@ -221,7 +221,7 @@ final class AnthropicWire implements Wire {
         JsonNode choice = body.path("tool_choice");
         String type = Json.text(choice, "type");
         String named = "tool".equals(type) ? Json.text(choice, "name") : null;
-        if (named != null && ToolTurns.named(tools, named, "name") == null) {
+        if (named != null && ToolTurns.named(tools, named) == null) {
             throw Wire.badRequest("tool_choice: tool '" + named + "' is not among the request's tools");
         }
         String neutral = type == null ? "auto" : "any".equals(type) ? "required" : type;

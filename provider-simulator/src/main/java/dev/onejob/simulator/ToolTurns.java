@@ -25,7 +25,7 @@ final class ToolTurns {
             return null;
         }
         if (choice.name() != null) {
-            return named(tools, choice.name(), "name");
+            return named(tools, choice.name());
         }
         if (answered < tools.size()) {
             return tools.get(answered);
@@ -33,9 +33,10 @@ final class ToolTurns {
         return "required".equals(choice.type()) ? tools.get(tools.size() - 1) : null;
     }
 
-    static JsonNode named(JsonNode tools, String name, String field) {
+    /** The tool of that name; null when there is none. */
+    static JsonNode named(JsonNode tools, String name) {
         for (JsonNode tool : tools) {
-            if (name.equals(Json.text(tool, field))) {
+            if (name.equals(Json.text(tool, "name"))) {
                 return tool;
             }
         }

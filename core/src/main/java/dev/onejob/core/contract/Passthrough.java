@@ -211,16 +211,7 @@ public final class Passthrough {
 
     private static Map<String, JsonNode> options(JsonNode variables) {
         Map<String, JsonNode> options = new HashMap<>();
-        for (String name : Prompt.OPENAI_OPTIONS) {
-            if (variables.has(name)) {
-                options.put(name, variables.get(name));
-            }
-        }
-        for (String name : Prompt.ANTHROPIC_OPTIONS) {
-            if (variables.has(name)) {
-                options.put(name, variables.get(name));
-            }
-        }
+        protocolOnly(variables).forEach(name -> options.put(name, variables.get(name)));
         return options;
     }
 

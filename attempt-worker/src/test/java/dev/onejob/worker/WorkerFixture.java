@@ -159,6 +159,18 @@ final class WorkerFixture implements AutoCloseable {
                 .filter(c -> ids.contains(c.attemptId().toString())).toList();
     }
 
+    /** The ids of those of {@code attempts} with a completion FAILED and not sent, read for up to 5 s. */
+    Set<UUID> reportedNotSent(Collection<Attempt> attempts) {
+        Set<String> jobs = attempts.stream().map(a -> a.jobId().toString()).collect(Collectors.toSet());
+        Set<UUID> ids = attempts.stream().map(Attempt::id).collect(Collectors.toSet());
+        return TopicProbe.await(bootstrap, Topics.ATTEMPT_COMPLETIONS.name(),
+                        r -> jobs.contains(TopicProbe.text(r.key())), Integer.MAX_VALUE, Duration.ofSeconds(5)).stream()
+                .map(r -> AttemptCompletion.fromJson(Json.parse(TopicProbe.text(r.value()))))
+                .filter(c -> ids.contains(c.attemptId()) && c.outcome() == AttemptCompletion.Outcome.FAILED
+                        && !c.error().sent())
+                .map(AttemptCompletion::attemptId).collect(Collectors.toSet());
+    }
+
     @Override
     public void close() throws InterruptedException {
         stopWorkers();

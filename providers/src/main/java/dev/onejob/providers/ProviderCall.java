@@ -9,6 +9,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 
 /**
  * One provider call seen through its deadlines.
@@ -23,7 +24,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * there is none between sending and the answer, so they run from sending, as they always did. A streamed call whose
  * pieces keep flowing is never judged UNKNOWN, however long its answer; only {@code maxDuration} bounds it as a
  * whole. At the soft deadline an UNKNOWN is reported and the call goes on; at the hard deadline (or past
- * {@code maxDuration}) the call is given up: the exchange is aborted, and its outcome is then UNKNOWN. A final outcome
+ * {@code maxDuration}) the call is given up: the exchange is aborted, and its outcome is then UNKNOWN, or a FAILED
+ * that was not sent when the request had provably not started to leave (no connection was ready). A final outcome
  * that arrives is never dropped for lateness: {@code atHardDeadline()} holds whatever the exchange ended with.
  *
  * <p>Typical use: publish what {@code atSoftDeadline()} yields; if {@link #finalBeforeSoftDeadline()} is then
@@ -50,6 +52,10 @@ public final class ProviderCall {
     private volatile ScheduledFuture<?> softTimer;
     private volatile ScheduledFuture<?> hardTimer;
     private volatile Runnable abort;
+    /** Keeps a request that has not started to leave from ever leaving; true when it had not. */
+    private volatile BooleanSupplier sealIfUnsent = () -> false;
+    /** Set by giveUp before the exchange is aborted: the request had not started to leave, and now never will. */
+    private volatile boolean givenUpUnsent;
 
     private ProviderCall(UUID attemptId, long startedNanos) {
         this.attemptId = Objects.requireNonNull(attemptId, "attemptId");
@@ -100,6 +106,16 @@ public final class ProviderCall {
 
     /** How the call is given up at its hard deadline: the exchange is cancelled, and its outcome follows. */
     void abortWith(Runnable abort) {
+        abortWith(abort, () -> false);
+    }
+
+    /**
+     * As {@link #abortWith(Runnable)}, with {@code sealIfUnsent}, run first when the call is given up: it stops a
+     * request that has not started to leave from ever leaving, and says whether it had not. Such a call ends FAILED,
+     * not sent, instead of UNKNOWN: nothing reached the provider, so nothing can be in doubt.
+     */
+    void abortWith(Runnable abort, BooleanSupplier sealIfUnsent) {
+        this.sealIfUnsent = sealIfUnsent;
         this.abort = abort;
     }
 
@@ -114,7 +130,10 @@ public final class ProviderCall {
             // The exchange cancelled by giveUp ends in an error (classified UNKNOWN): name why it was given up. An
             // answer that completed first is kept.
             if (givenUp != null && (outcome == null || outcome instanceof CallOutcome.Unknown)) {
-                finish(new CallOutcome.Unknown(givenUp, since(startedNanos)));
+                finish(givenUpUnsent
+                        ? CallOutcome.Failed.notSent("not_sent", givenUp + "; no connection to the provider was ready,"
+                                + " so the request was never written", true, since(startedNanos))
+                        : new CallOutcome.Unknown(givenUp, since(startedNanos)));
             } else {
                 finish(outcome != null ? outcome : OutcomeClassifier.forException(error, true, since(startedNanos)));
             }
@@ -239,6 +258,7 @@ public final class ProviderCall {
         if (cancel == null) {
             hard.complete(new CallOutcome.Unknown(reason, since(startedNanos)));
         } else {
+            givenUpUnsent = sealIfUnsent.getAsBoolean();
             cancel.run();
         }
     }

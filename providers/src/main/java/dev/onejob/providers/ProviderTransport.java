@@ -114,7 +114,7 @@ final class ProviderTransport {
                 handler(wire, sink, call, answerLimit));
         // Given up at the hard deadline: the exchange is cancelled, and what it ended with is the call's last outcome
         // (an answer that completed first is kept).
-        call.abortWith(() -> exchange.cancel(true));
+        call.abortWith(() -> exchange.cancel(true), watched::seal);
         call.settleWith(exchange.handle((response, error) -> {
             Duration latency = ProviderCall.since(sent);
             CallOutcome result = error != null

@@ -221,6 +221,45 @@ class ProviderCallTest {
     }
 
     @Test
+    void aCallGivenUpBeforeItsRequestStartedToLeaveIsFailedNotSentNotUnknown() {
+        // given a call whose request has not started to leave (no connection was ready) when it is given up
+        AtomicBoolean sealed = new AtomicBoolean();
+        ProviderCall call = ProviderCall.withDeadlines(UUID.randomUUID(), Duration.ofMillis(50),
+                Duration.ofMillis(150), LONG, started, timer);
+        call.abortWith(() -> response.completeExceptionally(new CancellationException()), () -> {
+            sealed.set(true);
+            return true;
+        });
+        call.settleWith(response);
+
+        // when the deadlines pass
+        CallOutcome atSoft = within5s(call.atSoftDeadline());
+        CallOutcome atHard = within5s(call.atHardDeadline());
+
+        // then: UNKNOWN at the soft deadline (it might still leave), FAILED not sent once given up and sealed
+        assertInstanceOf(CallOutcome.Unknown.class, atSoft);
+        assertTrue(sealed.get(), "the request was sealed before the exchange was aborted");
+        CallOutcome.Failed failed = assertInstanceOf(CallOutcome.Failed.class, atHard);
+        assertEquals("not_sent", failed.code());
+        assertFalse(failed.sent());
+        assertTrue(failed.retryable());
+        assertTrue(failed.message().contains("hard timeout"), failed.message());
+    }
+
+    @Test
+    void aCallGivenUpAfterItsRequestMayHaveLeftStaysUnknown() {
+        // given a call whose request may have left when it is given up
+        ProviderCall call = ProviderCall.withDeadlines(UUID.randomUUID(), Duration.ofMillis(50),
+                Duration.ofMillis(150), LONG, started, timer);
+        call.abortWith(() -> response.completeExceptionally(new CancellationException()), () -> false);
+        call.settleWith(response);
+
+        // then it is UNKNOWN at both deadlines
+        assertInstanceOf(CallOutcome.Unknown.class, within5s(call.atSoftDeadline()));
+        assertInstanceOf(CallOutcome.Unknown.class, within5s(call.atHardDeadline()));
+    }
+
+    @Test
     void aStreamIsGivenUpAtItsWholeAnswerBoundThoughItStillSpeaks() {
         // given a stream bounded to 500 ms in all, speaking every 20 ms
         ProviderCall call = track(Duration.ofMillis(200), Duration.ofMillis(300), Duration.ofMillis(500));

@@ -3,6 +3,7 @@ package dev.onejob.providers;
 import static dev.onejob.providers.SimulatedProvider.awaitKind;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -82,6 +83,32 @@ class ProviderNotSentIT {
             CallOutcome.Failed failed = awaitKind(call.atSoftDeadline(), CallOutcome.Failed.class);
             assertNotSent(failed.code().equals("tls_failure") ? "tls_failure" : "connect_timeout", failed, stalling);
             assertFalse(failed.retryable() && failed.code().equals("tls_failure"));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(ProviderProtocol.class)
+    void aCallWhoseConnectionIsNotReadyByTheHardDeadlineIsGivenUpNotSent(ProviderProtocol protocol) {
+        // given a TLS handshake that stalls (TLS to the simulator's plain port), a connect timeout far past the hard
+        // timeout, and a hard timeout of one second
+        HttpClient slowConnect = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(30)).build();
+        try (SimulatedProvider stalling = SimulatedProvider.start(slowConnect,
+                Map.of(SimulatedProvider.KEY_ENV, SimulatedProvider.API_KEY))) {
+            ProviderConfig wrongScheme = SimulatedProvider.provider(protocol, "https://127.0.0.1:" + stalling.sim.port(),
+                    Duration.ofMillis(300), Duration.ofSeconds(1));
+            // when
+            ProviderCall call = stalling.call(wrongScheme, Behaviour.answer(), "some text");
+            CallOutcome atSoft = SimulatedProvider.await(call.atSoftDeadline());
+            CallOutcome atHard = SimulatedProvider.await(call.atHardDeadline());
+            // then UNKNOWN at the soft deadline (the request might still have left), and at the hard deadline given
+            // up as not sent (a CRLF in the ClientHello's random bytes can make the handshake fail at once instead)
+            CallOutcome.Failed failed = assertInstanceOf(CallOutcome.Failed.class, atHard);
+            if (failed.code().equals("not_sent")) {
+                assertInstanceOf(CallOutcome.Unknown.class, atSoft);
+                assertTrue(failed.retryable());
+            }
+            assertNotSent(failed.code().equals("tls_failure") ? "tls_failure" : "not_sent", failed, stalling);
         }
     }
 

@@ -202,7 +202,8 @@ final class Benchmark {
                 + " s and " + settings.usageQueries() + " usage queries, before and after adding "
                 + settings.scaleJobs() + " finished jobs (with attempts) and a year of daily usage for 1,000 owners");
         s.put("service JVMs", "default heap, -Xlog:gc, -XX:+DebugNonSafepoints; a JFR recording (settings=default) "
-                + "per phase from jcmd; ingest: HTTP_THREADS 32, DATABASE_POOL_SIZE 10 (the defaults)");
+                + "per phase from jcmd; ingest: HTTP_THREADS 32, DATABASE_POOL_SIZE 10 (the defaults), HTTP_SHED_BACKLOG 0 "
+                + "(the intake phases run with the workers stopped: the backlog bound would refuse everything)");
     }
 
     private static String pct(double share) {

@@ -174,6 +174,10 @@ final class Services implements AutoCloseable {
                 ServiceEnv.forRole(role, ServiceEnv.providers(primaryUrl, backupUrl, BenchFiles.API_KEY)),
                 "bench-" + instance));
         env.put(Env.HTTP_PORT, "0");
+        // The intake phases run with the workers stopped, so attempt-commands' backlog only grows (past 100,000 by
+        // the stalled-clients phase): the backlog bound would refuse every submission there and stand in for the
+        // intake's own limits. Shedding by queue wait (HTTP_SHED_QUEUE_WAIT) stays on, as in production.
+        env.put(Env.HTTP_SHED_BACKLOG, "0");
         if (role == Role.RECONCILER) {
             env.put(Env.STREAMS_STATE_DIR, runner.logs().resolve(name.replace(RECONCILER, "streams")).toString());
         }

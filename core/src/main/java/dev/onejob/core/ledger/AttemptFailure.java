@@ -7,12 +7,12 @@ import java.util.Objects;
  * Why an attempt failed: a stable code ({@code http_500}, {@code contract_violation}, ...), a message, whether
  * trying the same provider again could help ({@code retryable}: a definite refusal that ran nothing, such as a 429 or
  * a connection refused), for a contract violation the answer as received, kept for the audit, whether the attempt
- * was never started ({@code unstarted}: the worker could not run its command, so no request left; only such a failure
- * may end a PENDING attempt), and when the provider asked to be tried again ({@code retryAfter}, its
+ * never left ({@code unsent}: no connection, or a command the worker could not run at all; only such a failure may
+ * end a PENDING attempt, and it is stored as {@code request_sent = false}), and when the provider asked to be tried again ({@code retryAfter}, its
  * {@code Retry-After} or rate-limit reset; null when it said nothing).
  */
 public record AttemptFailure(String code, String message, boolean retryable, String offendingAnswer,
-                             boolean unstarted, Duration retryAfter) {
+                             boolean unsent, Duration retryAfter) {
     /**
      * The code of an answer larger than any bound its call allows: it was paid for, and another provider would most
      * likely write one as large, so the job fails without failover.
@@ -25,8 +25,8 @@ public record AttemptFailure(String code, String message, boolean retryable, Str
     }
 
     public AttemptFailure(String code, String message, boolean retryable, String offendingAnswer,
-                          boolean unstarted) {
-        this(code, message, retryable, offendingAnswer, unstarted, null);
+                          boolean unsent) {
+        this(code, message, retryable, offendingAnswer, unsent, null);
     }
 
     public AttemptFailure(String code, String message, boolean retryable, String offendingAnswer) {

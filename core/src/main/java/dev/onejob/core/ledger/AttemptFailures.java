@@ -24,7 +24,7 @@ public final class AttemptFailures {
             "SELECT count(*) FROM attempts WHERE job_id = ? AND provider = ?";
     private static final String FAIL_ATTEMPT_IF_LIVE = """
             UPDATE attempts SET status = 'FAILED', finished_at = now(), error_code = ?, error_message = ?, retryable = ?,
-                                offending_answer = ?
+                                offending_answer = ?, request_sent = NOT ?
             WHERE id = ? AND (status IN ('STARTING', 'UNKNOWN') OR status = 'PENDING' AND ?)""";
     /** An operator may not end a call that is inside its soft deadline: it may still answer, and is paid for. */
     private static final String FAIL_ATTEMPT_IF_RESOLVABLE = """
@@ -69,7 +69,8 @@ public final class AttemptFailures {
             Job job = LedgerSteps.lockJob(connection, attempt.jobId());
             int failed = action == null
                     ? LedgerSql.update(connection, FAIL_ATTEMPT_IF_LIVE, failure.code(), failure.message(),
-                            failure.retryable(), failure.offendingAnswer(), attemptId, failure.unstarted())
+                            failure.retryable(), failure.offendingAnswer(), failure.unsent(), attemptId,
+                            failure.unsent())
                     : LedgerSql.update(connection, FAIL_ATTEMPT_IF_RESOLVABLE, failure.code(), failure.message(),
                             failure.retryable(), failure.offendingAnswer(), attemptId);
             if (failed == 0) {

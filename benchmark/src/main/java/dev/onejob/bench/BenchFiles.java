@@ -31,6 +31,11 @@ final class BenchFiles {
     static final String SLOW = "slow";
     static final Duration SLOW_SOFT_TIMEOUT = Duration.ofSeconds(10);
     static final Duration SLOW_HARD_TIMEOUT = Duration.ofSeconds(30);
+    /** The backlog run's provider: every call takes {@link #LONG_CALL}, well inside its timeouts. */
+    static final String LONG = "long";
+    static final Duration LONG_CALL = Duration.ofSeconds(30);
+    static final Duration LONG_SOFT_TIMEOUT = Duration.ofSeconds(45);
+    static final Duration LONG_HARD_TIMEOUT = Duration.ofSeconds(60);
 
     static RunFiles write(Path dir, Path root) {
         RunFiles files = RunFiles.write(dir, root, "bench", OWNERS, OPERATOR,
@@ -40,10 +45,13 @@ final class BenchFiles {
             Files.writeString(files.providersFile(), """
                       - {id: %s, protocol: anthropic-messages, base_url: '${SIM_BACKUP_URL}',
                          model: claude-sonnet-4-5, api_key_env: BACKUP_API_KEY, soft_timeout: %dms, hard_timeout: %dms}
-                    """.formatted(SLOW, SLOW_SOFT_TIMEOUT.toMillis(), SLOW_HARD_TIMEOUT.toMillis()),
+                      - {id: %s, protocol: anthropic-messages, base_url: '${SIM_BACKUP_URL}',
+                         model: claude-sonnet-4-5, api_key_env: BACKUP_API_KEY, soft_timeout: %dms, hard_timeout: %dms}
+                    """.formatted(SLOW, SLOW_SOFT_TIMEOUT.toMillis(), SLOW_HARD_TIMEOUT.toMillis(),
+                            LONG, LONG_SOFT_TIMEOUT.toMillis(), LONG_HARD_TIMEOUT.toMillis()),
                     StandardOpenOption.APPEND);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot add the slow provider to " + files.providersFile(), e);
+            throw new UncheckedIOException("cannot add the slow and long providers to " + files.providersFile(), e);
         }
         return files;
     }

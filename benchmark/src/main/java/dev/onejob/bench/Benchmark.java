@@ -194,7 +194,9 @@ final class Benchmark {
                 + BenchFiles.SLOW_HARD_TIMEOUT.toSeconds() + " s) at a simulator answering after a lognormal delay "
                 + "(median 1 s, p99 8 s); open loop at " + settings.slowRates() + " requests/s, "
                 + settings.slowStepSeconds() + " s each, results awaited; then " + settings.slowBacklog()
-                + " jobs submitted while the worker was stopped, released to it at once");
+                + " jobs on provider 'long' (every call " + BenchFiles.LONG_CALL.toSeconds() + " s, soft timeout "
+                + BenchFiles.LONG_SOFT_TIMEOUT.toSeconds() + " s, hard " + BenchFiles.LONG_HARD_TIMEOUT.toSeconds()
+                + " s) submitted while the worker was stopped, released to it at once");
         s.put("DBOS peer", settings.dbosBurstRequests() + " requests by " + settings.dbosConcurrency()
                 + " concurrent clients, then " + settings.dbosRateSeconds() + " s at 50% of that rate; "
                 + pct(settings.repeatShare()) + " repeats");

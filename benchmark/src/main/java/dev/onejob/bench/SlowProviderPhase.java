@@ -3,6 +3,7 @@ package dev.onejob.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.onejob.bench.report.Phases;
 import dev.onejob.bench.report.Results;
+import dev.onejob.bench.report.Targets;
 import dev.onejob.simulator.LedgerEntry;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -13,6 +14,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -21,9 +23,10 @@ import java.util.Map;
  * <ol>
  *   <li>open loop at rising offered rates (HTTP, each job's result awaited on {@code job-results}): jobs/s per rate,
  *       so where throughput stops growing shows, and the attempts in flight at once;</li>
- *   <li>a backlog: the worker is stopped, {@code slowBacklog} jobs are submitted and their attempt commands relayed,
- *       then the worker starts and finds them all at once: how many calls one worker holds in flight (counted at the
- *       simulator, from when each request arrived and was answered), its RSS meanwhile, and the time to drain.</li>
+ *   <li>a backlog on provider {@code long} (every call 30 s, soft timeout 45 s, hard 60 s): the worker is stopped,
+ *       {@code slowBacklog} jobs are submitted and their attempt commands relayed, then the worker starts and finds
+ *       them all at once: how many calls one worker holds in flight (counted at the simulator, from when each request
+ *       arrived and was answered), how many it starts per second, its RSS meanwhile, and the time to drain.</li>
  * </ol>
  * After both: the attempts of every end-to-end and slow run that were made UNKNOWN (their {@code unknown_at}), and
  * how many of those the provider had answered before their soft deadline (from the simulators' ledgers): an UNKNOWN
@@ -110,17 +113,24 @@ record SlowProviderPhase(BenchContext context) {
                 "calls", "requests the simulator held at once: one worker's calls in flight");
     }
 
+    /**
+     * The backlog run: on provider {@code long}, whose every call takes {@link BenchFiles#LONG_CALL} (inside its
+     * timeouts), so the calls one worker holds at once are its starts over that time: the peak in flight shows
+     * whether it can hold thousands, and the starts per second (from the ledger's {@code started_at}) how fast it
+     * takes a backlog.
+     */
     private void backlog(BenchSettings settings, Results results, String simulator) throws Exception {
         int jobs = settings.slowBacklog();
         context.services().stopWorker();
         LoadPlan plan = context.ingestLoad("slowbacklog", 0.0, "none")
-                .onProviders(BenchFiles.SLOW, List.of())
+                .onProviders(BenchFiles.LONG, List.of())
                 .closedForRequests("submit", 32, jobs, true);
         plan.run(context, "loadgen-slow-backlog");
         context.expectedJobs().put("slowbacklog", (long) jobs);
         awaitCount("SELECT count(*) FROM outbox WHERE topic = 'attempt-commands' AND sent_at IS NULL "
                 + "AND parked_at IS NULL", 0, Duration.ofMinutes(2),
                 "the backlog's attempt commands were not relayed");
+        control(simulator, "PUT", "{\"kind\":\"answer\",\"delay_ms\":" + BenchFiles.LONG_CALL.toMillis() + "}");
         Instant start = Instant.now();
         long started = System.nanoTime();
         context.services().startWorker();
@@ -133,10 +143,18 @@ record SlowProviderPhase(BenchContext context) {
         }
         long peak = peakInFlight(simulator, start);
         results.add(Phases.SLOW_BACKLOG, "peak calls in flight (backlog)", peak, "calls", jobs + " attempt commands "
-                + "waiting when the worker started (WORKER_MAX_IN_FLIGHT 4096 by default); requests the simulator held "
-                + "at once");
+                + "waiting when the worker started (WORKER_MAX_IN_FLIGHT 4096 by default), each call "
+                + BenchFiles.LONG_CALL.toSeconds() + " s; requests the simulator held at once");
+        List<List<String>> span = context.database().query("SELECT count(*), extract(epoch FROM max(a.started_at) - "
+                + "min(a.started_at)) FROM attempts a JOIN jobs j ON j.id = a.job_id "
+                + "WHERE j.idempotency_key LIKE 'slowbacklog-%' AND a.started_at IS NOT NULL");
+        long starts = Long.parseLong(span.get(0).get(0));
+        double startSeconds = span.get(0).get(1) == null ? 0 : Double.parseDouble(span.get(0).get(1));
+        results.add(Phases.SLOW_BACKLOG, Targets.STARTS_PER_SECOND, startSeconds > 0 ? starts / startSeconds : 0, "starts/s",
+                starts + " attempts started in " + String.format(Locale.ROOT, "%.2f", startSeconds) + " s, first to "
+                        + "last (the ledger's started_at)");
         results.add(Phases.SLOW_BACKLOG, "backlog jobs/s", jobs / seconds, "jobs/s", jobs + " jobs finished "
-                + String.format("%.1f", seconds) + " s after the worker started (its start included)");
+                + String.format(Locale.ROOT, "%.1f", seconds) + " s after the worker started (its start included)");
         long failed = context.database().count("SELECT count(*) FROM jobs WHERE idempotency_key LIKE 'slow%' "
                 + "AND status <> 'SUCCEEDED'");
         results.add(Phases.SLOW_BACKLOG, "slow jobs not SUCCEEDED", failed, "jobs", "open loop and backlog");

@@ -27,6 +27,9 @@ public final class Targets {
     /** The stalled-clients phase's shares of normal traffic answered 2xx (SlowClientPhase writes them). */
     public static final String SLOW_CLIENTS_ACCEPTED_WITHOUT = "accepted share without stalled connections";
     public static final String SLOW_CLIENTS_ACCEPTED_WITH = "accepted share with stalled connections";
+    /** The backlog run's starts per second (SlowProviderPhase writes it), and the rate one worker must reach. */
+    public static final String STARTS_PER_SECOND = "starts/s from the backlog";
+    static final double STARTS_NEEDED = 500;
     /** The memory each service must stay under. */
     private static final double RSS_LIMIT_MIB = 512;
 
@@ -158,12 +161,20 @@ public final class Targets {
     /** The slow-provider backlog: calls in flight, the worker's memory, and no UNKNOWN answered in time. */
     private static List<Check> slowProvider(Results results) {
         Check inFlight = atLeast("slow-in-flight", ">= 2,000 attempts in flight in one worker",
-                "peak calls in flight at the simulator in the backlog run / 2,000",
+                "peak calls in flight at the simulator in the backlog run (30 s calls) / 2,000",
                 results.value(Phases.SLOW_BACKLOG, "peak calls in flight (backlog)"), IN_FLIGHT_NEEDED, 1.0,
                 List.of(Phases.SLOW_BACKLOG),
                 "The worker starts a poll of up to 500 commands in one statement and calls them asynchronously, up "
-                        + "to WORKER_MAX_IN_FLIGHT (4096); fewer in flight means the commands reached it slower than "
-                        + "its calls ended (the relay's rate) or the backlog was smaller than 2,000.");
+                        + "to WORKER_MAX_IN_FLIGHT (4096); with 30 s calls, fewer than 2,000 in flight means it "
+                        + "started fewer than about 70 a second, or the backlog was smaller than 2,000.");
+        Check startRate = atLeast("slow-start-rate", ">= 500 starts/s from a backlog in one worker",
+                "attempts started per second in the backlog run (the ledger's started_at, first to last) / 500",
+                results.value(Phases.SLOW_BACKLOG, STARTS_PER_SECOND), STARTS_NEEDED, 1.0,
+                List.of(Phases.SLOW_BACKLOG),
+                "A poll's starts are one statement, but its calls are launched one after another on the poll "
+                        + "thread (each rendering its prompt, writing its body and opening a connection) before the "
+                        + "next poll is taken; launching on other threads while the next poll is read would overlap "
+                        + "them.");
         Double slowRss = results.memory().stream().filter(m -> m.phase().equals(Phases.SLOW_BACKLOG)
                 && m.process().equals("attempt-worker")).map(m -> m.peakRssMib()).findFirst().orElse(null);
         Check rss = check("slow-rss", "the worker under 512 MiB RSS with those calls in flight",
@@ -179,7 +190,7 @@ public final class Targets {
                         + "in time is one the sweeper made because the outcome waited in attempt-completions behind "
                         + "the reconciler for longer than abandon_after (the hard timeout plus 5 s), or a worker "
                         + "whose timer fired late (a GC pause, a starved CPU).");
-        return List.of(inFlight, rss, noFalseUnknown);
+        return List.of(inFlight, startRate, rss, noFalseUnknown);
     }
 
     /** Submissions and the usage query on a ledger grown by ten million jobs against the run's own. */

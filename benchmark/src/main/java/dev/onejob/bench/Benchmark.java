@@ -9,6 +9,7 @@ import dev.onejob.bench.report.Results;
 import dev.onejob.bench.report.Targets;
 import dev.onejob.infra.RunFiles;
 import dev.onejob.infra.proc.ProcessRunner;
+import dev.onejob.stack.ServiceProcesses;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -203,7 +204,9 @@ final class Benchmark {
         s.put("ledger at scale", "last, ingest alone: submissions at 100 requests/s for " + settings.scaleStepSeconds()
                 + " s and " + settings.usageQueries() + " usage queries, before and after adding "
                 + settings.scaleJobs() + " finished jobs (with attempts) and a year of daily usage for 1,000 owners");
-        s.put("service JVMs", "default heap, -Xlog:gc, -XX:+DebugNonSafepoints; a JFR recording (settings=default) "
+        s.put("service JVMs", String.join(" ", ServiceProcesses.SERVICE_JVM) + " (as deployed: docs/operations.md), "
+                + "-Xlog:gc, -XX:+DebugNonSafepoints; the simulators and the DBOS peer on the default heap; a JFR "
+                + "recording (settings=default) "
                 + "per phase from jcmd; ingest: HTTP_THREADS 32, DATABASE_POOL_SIZE 10 (the defaults), HTTP_SHED_BACKLOG 0 "
                 + "(the intake phases run with the workers stopped: the backlog bound would refuse everything)");
     }

@@ -58,7 +58,7 @@ final class Services implements AutoCloseable {
         this.database = database;
         this.bootstrapServers = bootstrapServers;
         this.processes = new ServiceProcesses(runner, new ServiceProcesses.Options(START_TIMEOUT, 3,
-                Duration.ofSeconds(3), false), this::serviceEnv, this::jvmArgs, new ServiceProcesses.Events() {
+                Duration.ofSeconds(3), false), this::serviceEnv, this::serviceJvmArgs, new ServiceProcesses.Events() {
                     @Override
                     public void launched(ChildProcess process) {
                         track(process);
@@ -184,7 +184,17 @@ final class Services implements AutoCloseable {
         return env;
     }
 
-    /** Default heap; a GC log for the peak heap; frame info between safepoints for the flight recordings. */
+    /** A service's JVM as deployed ({@link ServiceProcesses#SERVICE_JVM}), with what {@link #jvmArgs} adds. */
+    private List<String> serviceJvmArgs(String name) {
+        List<String> args = new ArrayList<>(ServiceProcesses.SERVICE_JVM);
+        args.addAll(jvmArgs(name));
+        return args;
+    }
+
+    /**
+     * Default heap (the simulators, the peer at its best); a GC log for the peak heap; frame info between safepoints
+     * for the flight recordings.
+     */
     List<String> jvmArgs(String name) {
         return List.of("-Xlog:gc:file=" + gcLog(name) + ":uptime", "-XX:+UnlockDiagnosticVMOptions",
                 "-XX:+DebugNonSafepoints", "-Dsun.net.httpserver.nodelay=true");

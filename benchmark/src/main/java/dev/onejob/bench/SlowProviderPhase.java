@@ -109,7 +109,8 @@ record SlowProviderPhase(BenchContext context) {
         }
         results.add(Phases.SLOW_PROVIDER, "best jobs/s (open loop)", best, "jobs/s",
                 "the highest of the offered rates' throughputs");
-        results.add(Phases.SLOW_PROVIDER, "peak calls in flight (open loop)", peakInFlight(simulator, start),
+        results.add(Phases.SLOW_PROVIDER, "peak calls in flight (open loop)",
+                LedgerEntry.peakOverlap(held(simulator, start, "lognormal")),
                 "calls", "requests the simulator held at once: one worker's calls in flight");
     }
 
@@ -141,18 +142,16 @@ record SlowProviderPhase(BenchContext context) {
                     "the backlog's jobs did not all finish");
             seconds = (System.nanoTime() - started) / 1e9;
         }
-        long peak = peakInFlight(simulator, start);
+        long peak = LedgerEntry.peakOverlap(held(simulator, start, "answer"));
         results.add(Phases.SLOW_BACKLOG, "peak calls in flight (backlog)", peak, "calls", jobs + " attempt commands "
                 + "waiting when the worker started (WORKER_MAX_IN_FLIGHT 4096 by default), each call "
                 + BenchFiles.LONG_CALL.toSeconds() + " s; requests the simulator held at once");
-        List<List<String>> span = context.database().query("SELECT count(*), extract(epoch FROM max(a.started_at) - "
-                + "min(a.started_at)) FROM attempts a JOIN jobs j ON j.id = a.job_id "
-                + "WHERE j.idempotency_key LIKE 'slowbacklog-%' AND a.started_at IS NOT NULL");
-        long starts = Long.parseLong(span.get(0).get(0));
-        double startSeconds = span.get(0).get(1) == null ? 0 : Double.parseDouble(span.get(0).get(1));
-        results.add(Phases.SLOW_BACKLOG, Targets.STARTS_PER_SECOND, startSeconds > 0 ? starts / startSeconds : 0, "starts/s",
-                starts + " attempts started in " + String.format(Locale.ROOT, "%.2f", startSeconds) + " s, first to "
-                        + "last (the ledger's started_at)");
+        List<Instant> received = held(simulator, start, "answer").stream().map(h -> h[0]).sorted().toList();
+        double spread = received.size() < 2 ? 0
+                : Duration.between(received.get(0), received.get(received.size() - 1)).toNanos() / 1e9;
+        results.add(Phases.SLOW_BACKLOG, Targets.STARTS_PER_SECOND, spread > 0 ? (received.size() - 1) / spread : 0,
+                "starts/s", received.size() + " calls reached the simulator over " + String.format(Locale.ROOT,
+                        "%.2f", spread) + " s, first to last: the worker's starts as the provider sees them");
         results.add(Phases.SLOW_BACKLOG, "backlog jobs/s", jobs / seconds, "jobs/s", jobs + " jobs finished "
                 + String.format(Locale.ROOT, "%.1f", seconds) + " s after the worker started (its start included)");
         long failed = context.database().count("SELECT count(*) FROM jobs WHERE idempotency_key LIKE 'slow%' "
@@ -188,18 +187,21 @@ record SlowProviderPhase(BenchContext context) {
                         + "onejob's own queueing made");
     }
 
-    /** The most requests the simulator held at once among those it received after {@code from}. */
-    private static long peakInFlight(String simulator, Instant from) {
+    /**
+     * The requests the simulator received after {@code from} under {@code behaviour}: when each arrived, and when it
+     * was answered (null while held).
+     */
+    private static List<Instant[]> held(String simulator, Instant from, String behaviour) {
         List<Instant[]> held = new ArrayList<>();
         for (JsonNode entry : Invariants.ledger(simulator)) {
             Instant received = Instant.parse(entry.get("received_at").asText());
-            if (received.isBefore(from) || !"lognormal".equals(entry.path("behaviour").asText())) {
+            if (received.isBefore(from) || !behaviour.equals(entry.path("behaviour").asText())) {
                 continue;
             }
             held.add(new Instant[] {received, entry.hasNonNull("answered_at")
                     ? Instant.parse(entry.get("answered_at").asText()) : null});
         }
-        return LedgerEntry.peakOverlap(held);
+        return held;
     }
 
     private void awaitCount(String sql, long expected, Duration limit, String failure) throws InterruptedException {

@@ -24,6 +24,13 @@ import java.util.regex.Pattern;
  * {@link #track tracked} here too. Owns every process; {@link #close()} stops them in reverse.
  */
 public final class ServiceProcesses implements AutoCloseable {
+    /**
+     * One service's JVM as deployed (docs/operations.md, "Memory"; the compose file's JAVA_TOOL_OPTIONS, the
+     * benchmark): a 256 MiB heap, metaspace and code cache bounded, so a service stays under 512 MiB RSS with
+     * thousands of calls in flight; the JVM's default (a quarter of the machine) let it grow past that.
+     */
+    public static final List<String> SERVICE_JVM = List.of("-Xms64m", "-Xmx256m", "-XX:MaxMetaspaceSize=128m",
+            "-XX:ReservedCodeCacheSize=64m");
     /** Small heaps, the serial collector and C1 only: a dozen JVMs share two cores in the chaos run and the cluster. */
     public static final List<String> SMALL_JVM = List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
             "-Dsun.net.httpserver.nodelay=true");

@@ -2,6 +2,7 @@ package dev.onejob.bench.report;
 
 import dev.onejob.bench.proc.JfrSummary;
 import dev.onejob.bench.proc.ResourceMonitor;
+import dev.onejob.stack.ServiceProcesses;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -127,7 +128,9 @@ public final class ReportWriter {
     private void memory() {
         md.append("## Memory\n\nPeak RSS is `VmHWM` (the peak since the process started), sampled at the end of the ")
                 .append("phase; peak heap is the largest heap-in-use before a GC pause in the phase (`-Xlog:gc`) or at ")
-                .append("its end (`jcmd GC.heap_info`). Default JVM heap settings, as `java -jar` runs them.\n\n")
+                .append("its end (`jcmd GC.heap_info`). The services run with the JVM settings they are deployed with "
+                        + "(`" + String.join(" ", ServiceProcesses.SERVICE_JVM) + "`, docs/operations.md); the "
+                        + "simulators and the DBOS peer with the default heap.\n\n")
                 .append("| phase | process | peak RSS MiB | RSS at end MiB | peak heap MiB |\n|---|---|---:|---:|---:|\n");
         for (ResourceMonitor.MemoryUsage usage : results.memory()) {
             md.append("| ").append(usage.phase()).append(" | ").append(usage.process()).append(" | ")

@@ -56,6 +56,7 @@ record EndToEndPhase(BenchContext context) {
         record(results, steps.get("burst"), "(saturated)", settings.e2eConcurrency() + " concurrent clients, each "
                 + "waiting for its job's job-results record; " + settings.e2eBurstRequests() + " requests");
         record(results, steps.get("latency"), "at 50% load", "open loop");
+        new LedgerHops(context).record("e2e-latency");
         record(results, steps.get("timeouts"), "with 5% timeouts", "open loop, same rate; every "
                 + settings.hangEvery() + "th new job hangs at primary");
         long failovers = context.database().count("SELECT count(*) FROM attempts a JOIN jobs j ON j.id = a.job_id "

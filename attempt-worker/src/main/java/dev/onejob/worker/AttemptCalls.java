@@ -44,7 +44,7 @@ final class AttemptCalls implements AutoCloseable {
 
     /** Makes the call of a started attempt and publishes its outcome (and a late answer) until the broker has it. */
     void launch(AttemptCommand command, ProviderConfig provider, Contract contract, UUID startToken) {
-        log.info("event=attempt_started job={} attempt={} provider={} soft_timeout={}", command.jobId(),
+        log.debug("event=attempt_started job={} attempt={} provider={} soft_timeout={}", command.jobId(),
                 command.attemptId(), provider.id(), provider.softTimeout());
         inFlight.incrementAndGet();
         startedCount.incrementAndGet();

@@ -17,12 +17,14 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -36,20 +38,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Publishes what each attempt did to {@code attempt-completions} (key: job id) with an idempotent producer, and
- * waits for the broker's acknowledgement. A paid answer is never given up while the worker runs: a completion the
- * broker does not take is tried again, with a backoff growing to {@link #MAX_BACKOFF}, until it does (a broker
- * outage longer than the producer's delivery timeout included). One the broker refuses as too large goes again
- * without its answer, as a FAILED {@code invalid_answer}. Only {@link #close()} (after the worker's drain) gives up
- * what is still unpublished; the sweeper then turns those attempts UNKNOWN: never a silent success.
+ * Publishes what each attempt did to {@code attempt-completions} (key: job id) with an idempotent producer; each
+ * publication's future completes when the broker acknowledged it. Sends do not wait for one another: one thread hands
+ * records to the producer, which batches them, and the acknowledgements come back in its callbacks. A paid answer is
+ * never given up while the worker runs: a completion the broker does not take is sent again, with a backoff growing
+ * to {@link #MAX_BACKOFF}, until it does (a broker outage longer than the producer's delivery timeout included). One
+ * the broker refuses as too large goes again without its answer, as a FAILED {@code answer_too_large}. Only
+ * {@link #close()} (after the worker's drain) gives up what is still unpublished; the sweeper then turns those
+ * attempts UNKNOWN: never a silent success.
  */
 final class Completions implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Completions.class);
     static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
 
     private final Producer<String, byte[]> producer;
-    /** Publishing waits for the broker; that must not happen on the HTTP client's or the deadline timer's threads. */
-    private final ExecutorService publisher = Executors.newFixedThreadPool(4, r -> {
+    /**
+     * Hands records to the producer and runs the retries' backoffs: a send can block while the broker is away (the
+     * producer's metadata wait), which must not happen on the HTTP client's or the deadline timer's threads.
+     */
+    private final ScheduledExecutorService publisher = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "completion-publisher");
         t.setDaemon(true);
         return t;
@@ -68,6 +75,8 @@ final class Completions implements AutoCloseable {
             }, new ThreadPoolExecutor.DiscardPolicy());
     static final int MAX_QUEUED_CHUNKS = 10_000;
 
+    /** Publications under way, so that closing can give up, and say so, what the broker never took. */
+    private final Map<CompletableFuture<Void>, AttemptCompletion> unpublished = new ConcurrentHashMap<>();
     private final WorkerMetrics metrics;
     private final Duration firstBackoff;
     private volatile boolean closed;
@@ -87,13 +96,13 @@ final class Completions implements AutoCloseable {
         this.firstBackoff = firstBackoff;
     }
 
-    /** Publishes on the publisher pool; the future completes once the broker took it (or it was given up). */
+    /** Publishes without waiting; the future completes once the broker took it (or it was given up). */
     CompletableFuture<Void> publishAsync(AttemptCompletion completion) {
-        return CompletableFuture.runAsync(() -> {
-            try (LogContext ignored = LogContext.of(completion.jobId(), completion.attemptId())) {
-                publish(completion);
-            }
-        }, publisher);
+        CompletableFuture<Void> published = new CompletableFuture<>();
+        unpublished.put(published, completion);
+        published.whenComplete((ignored, error) -> unpublished.remove(published));
+        onPublisher(() -> send(storable(completion), firstBackoff, 1, published), completion, published);
+        return published;
     }
 
     /**
@@ -195,44 +204,77 @@ final class Completions implements AutoCloseable {
         return record;
     }
 
-    /** Sends and waits for the acknowledgement, again and again until the broker has it; on the publisher pool. */
-    private void publish(AttemptCompletion given) {
-        AttemptCompletion completion = given;
-        ProducerRecord<String, byte[]> record;
+    /** The completion as it can be sent: without its answer when that cannot be written as JSON. */
+    private static AttemptCompletion storable(AttemptCompletion completion) {
         try {
-            record = record(completion);
+            record(completion);
+            return completion;
         } catch (RuntimeException e) {
-            completion = withoutAnswer(completion, "it could not be written: " + e);
-            record = record(completion);
+            return withoutAnswer(completion, "it could not be written: " + e);
         }
-        Duration backoff = firstBackoff;
-        for (int attempt = 1; !closed; attempt++) {
-            try {
-                producer.send(record).get(60, TimeUnit.SECONDS);
-                metrics.completed(completion);
-                log.info("event=completion_published job={} attempt={} outcome={} provider={} latency_ms={}{}",
-                        completion.jobId(), completion.attemptId(), completion.outcome(), completion.provider(),
-                        completion.latencyMs(), completion.error() == null ? "" : " code=" + completion.error().code());
-                return;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            } catch (Exception e) {
-                Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
-                if (cause instanceof RecordTooLargeException && completion.result() != null
-                        || cause instanceof RecordTooLargeException && completion.error() != null
-                        && completion.error().offendingAnswer() != null) {
-                    completion = withoutAnswer(completion, cause.getClass().getSimpleName());
-                    record = record(completion);
-                    continue;
+    }
+
+    /** Runs {@code task} on the publisher thread; once the worker is closing, gives the completion up instead. */
+    private void onPublisher(Runnable task, AttemptCompletion completion, CompletableFuture<Void> published) {
+        try {
+            publisher.execute(task);
+        } catch (RejectedExecutionException e) {
+            lost(completion, published);
+        }
+    }
+
+    /**
+     * Hands the record to the producer; its callback (on the producer's thread, which must not block) completes
+     * {@code published}, or sends it again without its answer when the broker refused it as too large, or after
+     * {@code backoff} for any other failure.
+     */
+    private void send(AttemptCompletion completion, Duration backoff, int attempt, CompletableFuture<Void> published) {
+        if (closed) {
+            lost(completion, published);
+            return;
+        }
+        try (LogContext ignored = LogContext.of(completion.jobId(), completion.attemptId())) {
+            producer.send(record(completion), (metadata, error) -> {
+                if (error == null) {
+                    metrics.completed(completion);
+                    log.debug("event=completion_published job={} attempt={} outcome={} provider={} latency_ms={}{}",
+                            completion.jobId(), completion.attemptId(), completion.outcome(), completion.provider(),
+                            completion.latencyMs(), completion.error() == null ? ""
+                                    : " code=" + completion.error().code());
+                    published.complete(null);
+                } else {
+                    failed(completion, error, backoff, attempt, published);
                 }
-                log.warn("event=completion_publish_failed attempt={} try={} error=\"{}\" action=retry_in_{}ms",
-                        completion.attemptId(), attempt, cause, backoff.toMillis());
-                if (!sleep(backoff)) {
-                    break;
-                }
-                backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
-            }
+            });
+        } catch (RuntimeException e) {
+            // The producer refused at once: the broker's metadata did not come within max.block.ms, or it is closing.
+            failed(completion, e, backoff, attempt, published);
+        }
+    }
+
+    private void failed(AttemptCompletion completion, Throwable error, Duration backoff, int attempt,
+                        CompletableFuture<Void> published) {
+        boolean hasAnswer = completion.result() != null
+                || completion.error() != null && completion.error().offendingAnswer() != null;
+        if (error instanceof RecordTooLargeException && hasAnswer) {
+            AttemptCompletion smaller = withoutAnswer(completion, error.getClass().getSimpleName());
+            onPublisher(() -> send(smaller, backoff, attempt + 1, published), smaller, published);
+            return;
+        }
+        log.warn("event=completion_publish_failed job={} attempt={} try={} error=\"{}\" action=retry_in_{}ms",
+                completion.jobId(), completion.attemptId(), attempt, error, backoff.toMillis());
+        Duration next = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+        try {
+            publisher.schedule(() -> send(completion, next, attempt + 1, published), backoff.toMillis(),
+                    TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            lost(completion, published);
+        }
+    }
+
+    private void lost(AttemptCompletion completion, CompletableFuture<Void> published) {
+        if (!published.complete(null)) {
+            return;
         }
         metrics.lost();
         log.error("event=completion_lost job={} attempt={} outcome={} action=\"the worker stopped before the broker"
@@ -240,20 +282,9 @@ final class Completions implements AutoCloseable {
                 completion.outcome());
     }
 
-    /** False when interrupted (the worker is stopping). */
-    private static boolean sleep(Duration duration) {
-        try {
-            Thread.sleep(duration.toMillis());
-            return true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
     /**
-     * Gives up what is still unpublished (the worker has drained by now) and closes the producer. Publishing that is
-     * under way when this is called is interrupted.
+     * Gives up what is still unpublished (the worker has drained by now) and closes the producer: what the producer
+     * holds is flushed first; a retry waiting out its backoff is given up.
      */
     @Override
     public void close() {
@@ -265,6 +296,9 @@ final class Completions implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        // Sends already handed to the producer are flushed, and acknowledged or failed, before it closes; what is
+        // left (a retry waiting out its backoff, a send never run) is given up.
         producer.close(Duration.ofSeconds(10));
+        Map.copyOf(unpublished).forEach((published, completion) -> lost(completion, published));
     }
 }

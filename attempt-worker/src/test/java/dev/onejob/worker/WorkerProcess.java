@@ -32,6 +32,8 @@ final class WorkerProcess {
         builder.environment().put("INSTANCE_ID", "worker-process");
         builder.environment().put("PRIMARY_API_KEY", API_KEY);
         builder.environment().put("METRICS_PORT", "0");
+        // Per-call lines (event=attempt_started) are DEBUG: logged here, so the key check covers them too.
+        builder.environment().put("ONEJOB_LOG_LEVEL", "DEBUG");
         builder.redirectErrorStream(true);
         builder.redirectOutput(LOG.toFile());
         return builder.start();

@@ -216,7 +216,7 @@ public final class CompletionHandler {
 
     private Applied succeeded(AttemptCompletion completion, CompletionOutcome outcome) {
         if (outcome instanceof CompletionOutcome.Won) {
-            log.info("event=won job={} attempt={} provider={}", completion.jobId(), completion.attemptId(),
+            log.debug("event=won job={} attempt={} provider={}", completion.jobId(), completion.attemptId(),
                     completion.provider());
             return new Done("won");
         }

@@ -149,13 +149,13 @@ final class DropInApi {
         if (outcome instanceof SubmitOutcome.Created created) {
             metrics.submitted("http", "created");
             job = created.job();
-            log.info("event=job_created channel=http format={} job={} owner={} attempt={} provider={}", format.name(),
+            log.debug("event=job_created channel=http format={} job={} owner={} attempt={} provider={}", format.name(),
                     job.id(), caller.ownerId(), created.firstAttempt().id(), created.firstAttempt().provider());
         } else if (outcome instanceof SubmitOutcome.Replayed replayed) {
             metrics.submitted("http", "replayed");
             job = replayed.job();
             exchange.setHeader("Idempotent-Replayed", "true");
-            log.info("event=job_replayed channel=http format={} job={} owner={}", format.name(), job.id(),
+            log.debug("event=job_replayed channel=http format={} job={} owner={}", format.name(), job.id(),
                     caller.ownerId());
         } else if (outcome instanceof SubmitOutcome.Conflict conflict) {
             metrics.submitted("http", "conflict");

@@ -166,7 +166,7 @@ final class JobsApi {
                            Later later) throws IOException {
         if (outcome instanceof SubmitOutcome.Created created) {
             metrics.submitted("http", "created");
-            log.info("event=job_created channel=http job={} owner={} attempt={} provider={}", created.job().id(),
+            log.debug("event=job_created channel=http job={} owner={} attempt={} provider={}", created.job().id(),
                     caller.ownerId(), created.firstAttempt().id(), created.firstAttempt().provider());
             exchange.setHeader("Location", "/v1/jobs/" + created.job().id());
             if (wait.isPresent()) {
@@ -176,7 +176,7 @@ final class JobsApi {
             Exchanges.sendJson(exchange, 201, JobJson.job(created.job(), List.of(created.firstAttempt())));
         } else if (outcome instanceof SubmitOutcome.Replayed replayed) {
             metrics.submitted("http", "replayed");
-            log.info("event=job_replayed channel=http job={} owner={}", replayed.job().id(), caller.ownerId());
+            log.debug("event=job_replayed channel=http job={} owner={}", replayed.job().id(), caller.ownerId());
             exchange.setHeader("Location", "/v1/jobs/" + replayed.job().id());
             exchange.setHeader("Idempotent-Replayed", "true");
             if (wait.isPresent() && !replayed.job().status().isFinished()) {

@@ -18,6 +18,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * Publishes the answers of one poll of {@link JobRequestConsumer}: each record's outcome on its outcomes topic
@@ -55,9 +56,13 @@ final class OutcomePublisher {
                         refused.reason());
             }
             metrics.submitted("kafka", outcome.get("outcome").asText().toLowerCase());
-            log.info("event=job_request channel=kafka outcome={} job={} owner={} request_id={}",
-                    outcome.get("outcome").asText(), outcome.path("job_id").asText(null),
-                    quoted(outcome.path("owner_id").asText(null)), quoted(outcome.path("request_id").asText(null)));
+            // A job created or replayed is counted (onejob_jobs_submitted), not logged at INFO: a line per job costs
+            // the intake more than the rest of its answer; conflicts and refusals stay at INFO.
+            String kind = outcome.get("outcome").asText();
+            log.atLevel("CREATED".equals(kind) || "REPLAYED".equals(kind) ? Level.DEBUG : Level.INFO)
+                    .log("event=job_request channel=kafka outcome={} job={} owner={} request_id={}", kind,
+                            outcome.path("job_id").asText(null), quoted(outcome.path("owner_id").asText(null)),
+                            quoted(outcome.path("request_id").asText(null)));
             String key = outcome.path("owner_id").isTextual() ? outcome.get("owner_id").asText() : null;
             ProducerRecord<byte[], byte[]> answerRecord = new ProducerRecord<>(answerTopic(record.topic()),
                     key == null ? null : key.getBytes(StandardCharsets.UTF_8),

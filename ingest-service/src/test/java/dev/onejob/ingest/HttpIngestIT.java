@@ -259,6 +259,27 @@ class HttpIngestIT {
     }
 
     @Test
+    void aParameterOnlyOneProtocolTakesKeepsTheJobOffProvidersOfTheOther() {
+        // given a passthrough job with OpenAI's seed, targeting primary (openai-chat)
+        String seeded = "{\"contract\":\"passthrough\",\"target\":\"primary\",%s\"variables\":{\"messages\":"
+                + "[{\"role\":\"user\",\"content\":\"x\"}],\"seed\":7}}";
+        long jobsBefore = ingest.ledger.lookups().jobsCount();
+
+        // when its fallback is backup (anthropic-messages), then 422 naming the parameter and the provider
+        HttpResponse<String> refused = ingest.submit(IngestFixture.ALICE, "seed-" + UUID.randomUUID(),
+                seeded.formatted("\"fallbacks\":[\"backup\"],"));
+        assertProblem(refused, 422, "invalid-request");
+        assertTrue(refused.body().contains("seed") && refused.body().contains("'backup'"), refused.body());
+        assertEquals(jobsBefore, ingest.ledger.lookups().jobsCount());
+
+        // and without that fallback it is a job, the seed part of its request
+        HttpResponse<String> accepted = ingest.submit(IngestFixture.ALICE, "seed-" + UUID.randomUUID(),
+                seeded.formatted(""));
+        assertEquals(201, accepted.statusCode(), accepted.body());
+        assertEquals(7, json(accepted).path("request").path("variables").path("seed").asInt(), accepted.body());
+    }
+
+    @Test
     void callersWithoutAValidTokenOrRoleAreTurnedAway() {
         assertProblem(ingest.submit(null, "k-" + UUID.randomUUID(), IngestFixture.request("x")), 401, "unauthorized");
         assertProblem(ingest.submit("wrong-token", "k-" + UUID.randomUUID(), IngestFixture.request("x")), 401,

@@ -101,7 +101,7 @@ final class Completions implements AutoCloseable {
         CompletableFuture<Void> published = new CompletableFuture<>();
         unpublished.put(published, completion);
         published.whenComplete((ignored, error) -> unpublished.remove(published));
-        onPublisher(() -> send(storable(completion), firstBackoff, 1, published), completion, published);
+        onPublisher(() -> send(completion, firstBackoff, 1, published), completion, published);
         return published;
     }
 
@@ -204,16 +204,6 @@ final class Completions implements AutoCloseable {
         return record;
     }
 
-    /** The completion as it can be sent: without its answer when that cannot be written as JSON. */
-    private static AttemptCompletion storable(AttemptCompletion completion) {
-        try {
-            record(completion);
-            return completion;
-        } catch (RuntimeException e) {
-            return withoutAnswer(completion, "it could not be written: " + e);
-        }
-    }
-
     /** Runs {@code task} on the publisher thread; once the worker is closing, gives the completion up instead. */
     private void onPublisher(Runnable task, AttemptCompletion completion, CompletableFuture<Void> published) {
         try {
@@ -228,13 +218,23 @@ final class Completions implements AutoCloseable {
      * {@code published}, or sends it again without its answer when the broker refused it as too large, or after
      * {@code backoff} for any other failure.
      */
-    private void send(AttemptCompletion completion, Duration backoff, int attempt, CompletableFuture<Void> published) {
+    private void send(AttemptCompletion given, Duration backoff, int attempt, CompletableFuture<Void> published) {
         if (closed) {
-            lost(completion, published);
+            lost(given, published);
             return;
         }
+        AttemptCompletion writable = given;
+        ProducerRecord<String, byte[]> record;
+        try {
+            record = record(given);
+        } catch (RuntimeException e) {
+            // An answer that cannot be written as JSON goes without it.
+            writable = withoutAnswer(given, "it could not be written: " + e);
+            record = record(writable);
+        }
+        AttemptCompletion completion = writable;
         try (LogContext ignored = LogContext.of(completion.jobId(), completion.attemptId())) {
-            producer.send(record(completion), (metadata, error) -> {
+            producer.send(record, (metadata, error) -> {
                 if (error == null) {
                     metrics.completed(completion);
                     log.debug("event=completion_published job={} attempt={} outcome={} provider={} latency_ms={}{}",

@@ -144,7 +144,8 @@ final class Invariants {
 
     /** After the peer's run: one workflow per (owner, key), one provider call per workflow. */
     void checkPeer(String primaryUrl) {
-        long expected = context.expectedJobs().getOrDefault("dbos", 0L);
+        long expected = context.expectedJobs().getOrDefault("dbos", 0L)
+                + context.expectedJobs().getOrDefault("dbos-ai", 0L);
         if (expected == 0) {
             return;
         }

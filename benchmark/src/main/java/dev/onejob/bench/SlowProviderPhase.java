@@ -89,6 +89,7 @@ record SlowProviderPhase(BenchContext context) {
         }
         context.expectedJobs().put("slow", LoadPlan.acceptedJobs(steps));
         double best = 0;
+        double bestP99 = 0;
         for (double rate : settings.slowRates()) {
             JsonNode e2e = steps.get(rateStep(rate)).path("end_to_end");
             String label = String.format("at %.0f requests/s offered", rate);
@@ -98,7 +99,10 @@ record SlowProviderPhase(BenchContext context) {
                 continue;
             }
             double jobsPerSecond = e2e.path("results_per_second_second_half").asDouble();
-            best = Math.max(best, jobsPerSecond);
+            if (jobsPerSecond > best) {
+                best = jobsPerSecond;
+                bestP99 = e2e.path("latency").path("p99_ms").asDouble();
+            }
             results.add(Phases.SLOW_PROVIDER, "jobs/s " + label, jobsPerSecond, "jobs/s", "results per second in the "
                     + "second half of " + settings.slowStepSeconds() + " s of offered load (the rate sustained once "
                     + "the pipeline is full); " + e2e.path("completed").asLong() + " jobs, all finished"
@@ -107,8 +111,10 @@ record SlowProviderPhase(BenchContext context) {
                     + Math.round(e2e.path("latency").path("p50_ms").asDouble()) + " ms, p99 "
                     + Math.round(e2e.path("latency").path("p99_ms").asDouble()) + " ms request to result");
         }
-        results.add(Phases.SLOW_PROVIDER, "best jobs/s (open loop)", best, "jobs/s",
+        results.add(Phases.SLOW_PROVIDER, Targets.AI_BEST, best, "jobs/s",
                 "the highest of the offered rates' throughputs");
+        results.add(Phases.SLOW_PROVIDER, Targets.AI_BEST_P99, bestP99, "ms",
+                "request to result, at the offered rate of the best throughput");
         results.add(Phases.SLOW_PROVIDER, "peak calls in flight (open loop)",
                 LedgerEntry.peakOverlap(held(simulator, start, "lognormal")),
                 "calls", "requests the simulator held at once: one worker's calls in flight");

@@ -17,11 +17,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class WatchedBody implements HttpRequest.BodyPublisher {
 
-    private final HttpRequest.BodyPublisher bytes;
     private static final int UNTOUCHED = 0;
     private static final int TOUCHED = 1;
     private static final int SEALED = 2;
 
+    private final HttpRequest.BodyPublisher bytes;
     private final AtomicInteger state = new AtomicInteger(UNTOUCHED);
 
     WatchedBody(byte[] body) {

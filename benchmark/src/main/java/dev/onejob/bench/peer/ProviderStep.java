@@ -40,7 +40,8 @@ final class ProviderStep {
         Contract contract = contracts.find(request.path("contract").asText())
                 .orElseThrow(() -> new IllegalArgumentException("unknown contract"));
         HttpRequest call = HttpRequest.newBuilder(endpoint)
-                .timeout(Duration.ofSeconds(10))
+                // onejob's slow provider's hard timeout: an AI-length call is given as long on both sides.
+                .timeout(Duration.ofSeconds(30))
                 .header("Content-Type", "application/json")
                 .header("Authorization", "Bearer " + apiKey)
                 .header("Idempotency-Key", idempotencyKey)

@@ -22,6 +22,19 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ProviderClients implements ProviderClient, AutoCloseable {
 
+    /** How long the JDK's HTTP client keeps an idle pooled connection, in seconds; set unless already set. */
+    static final String KEEPALIVE_PROPERTY = "jdk.httpclient.keepalive.timeout";
+
+    static {
+        // The JDK keeps an idle connection 1,200 s; servers close theirs much sooner (the JDK's HttpServer after 30 s,
+        // load balancers after about 60 s). A request written into a connection the server is just closing is reset
+        // with no answer, and that is UNKNOWN: it may have been read. Dropping idle connections first, after 20 s,
+        // leaves that race to servers that close sooner still. Read once, when the first HTTP client is made.
+        if (System.getProperty(KEEPALIVE_PROPERTY) == null) {
+            System.setProperty(KEEPALIVE_PROPERTY, "20");
+        }
+    }
+
     /** Connect timeout of {@link #defaultHttpClient()}: a provider that cannot be reached by then is "not sent". */
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
 

@@ -32,6 +32,11 @@ public final class ProviderSimulator implements AutoCloseable {
         // Without TCP_NODELAY every answer waits ~40 ms on Nagle's algorithm and delayed ACKs. The JDK reads
         // this once, when the first HttpServer is made in this JVM.
         System.setProperty("sun.net.httpserver.nodelay", "true");
+        // The JDK's server keeps at most 200 idle connections and closes each one past that as soon as its answer is
+        // written, without a "Connection: close": a client that pooled it (after a burst of 1,000 calls, 800 of them)
+        // writes its next request into a closed socket and gets a reset with no answer, an UNKNOWN a real provider's
+        // front end would not cause. Idle connections are closed after the idle interval (30 s) instead.
+        System.setProperty("sun.net.httpserver.maxIdleConnections", "100000");
     }
 
     /**

@@ -17,6 +17,7 @@ import dev.onejob.core.ledger.ProviderGate;
 import dev.onejob.testing.TestDatabase;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -139,6 +140,23 @@ class CompletionConsumerIT {
         assertEquals("contract_violation", job.errorCode());
         assertEquals(1, fixture.outbox(Topics.JOB_RESULTS.name(), job.id()));
         assertTrue(fixture.ledger.lookups().attempt(b.id()).orElseThrow().errorMessage().contains("contract_violation"));
+        // and the ledger says which request may have reached its provider (V021)
+        assertEquals("false", requestSent(a.id()), "a refused connection sent nothing");
+        assertEquals("true", requestSent(b.id()), "a contract violation is an answer: the request was sent");
+    }
+
+    /** The attempt's request_sent, as text ("true", "false"), or "null". */
+    private static String requestSent(UUID attemptId) {
+        try (var connection = TestDatabase.shared().dataSource().getConnection();
+             var statement = connection.prepareStatement("SELECT request_sent FROM attempts WHERE id = ?")) {
+            statement.setObject(1, attemptId);
+            try (var rows = statement.executeQuery()) {
+                rows.next();
+                return String.valueOf(rows.getObject(1));
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     @Test
@@ -211,6 +229,7 @@ class CompletionConsumerIT {
         // then the first attempt is FAILED and the job failed over to the backup; the second is still PENDING
         assertEquals(AttemptStatus.FAILED, fixture.ledger.lookups().attempt(skewed.id()).orElseThrow().status());
         assertEquals("unknown_provider", fixture.ledger.lookups().attempt(skewed.id()).orElseThrow().errorCode());
+        assertEquals("false", requestSent(skewed.id()));
         assertEquals(JobStatus.QUEUED, fixture.ledger.lookups().job(skewed.jobId()).orElseThrow().status());
         var attempts = fixture.ledger.lookups().attempts(skewed.jobId());
         assertEquals(2, attempts.size());

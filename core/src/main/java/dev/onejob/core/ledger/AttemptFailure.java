@@ -8,8 +8,8 @@ import java.util.Objects;
  * trying the same provider again could help ({@code retryable}: a definite refusal that ran nothing, such as a 429 or
  * a connection refused), for a contract violation the answer as received, kept for the audit, whether the attempt
  * never left ({@code unsent}: no connection, or a command the worker could not run at all; only such a failure may
- * end a PENDING attempt, and it is stored as {@code request_sent = false}), and when the provider asked to be tried again ({@code retryAfter}, its
- * {@code Retry-After} or rate-limit reset; null when it said nothing).
+ * end a PENDING attempt, and it is stored as {@code request_sent = false}), and when the provider asked to be tried
+ * again ({@code retryAfter}, its {@code Retry-After} or rate-limit reset; null when it said nothing).
  */
 public record AttemptFailure(String code, String message, boolean retryable, String offendingAnswer,
                              boolean unsent, Duration retryAfter) {

@@ -2,7 +2,6 @@ package dev.onejob.worker;
 
 import dev.onejob.core.billing.Usage;
 import dev.onejob.core.config.ProviderConfig;
-import dev.onejob.core.events.AttemptChunk;
 import dev.onejob.core.events.AttemptCommand;
 import dev.onejob.core.events.AttemptCompletion;
 import dev.onejob.core.events.Headers;
@@ -19,15 +18,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -62,21 +58,9 @@ final class Completions implements AutoCloseable {
         return t;
     });
 
-    /**
-     * Pieces of streamed answers are sent from one thread, in order, never from the HTTP client's threads (a send
-     * can block while the broker is away). A piece that finds the queue full is dropped: the streams following that
-     * attempt see the gap and fall back on the stored result.
-     */
-    private final ThreadPoolExecutor chunkSender = new ThreadPoolExecutor(
-            1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(MAX_QUEUED_CHUNKS), r -> {
-                Thread t = new Thread(r, "chunk-publisher");
-                t.setDaemon(true);
-                return t;
-            }, new ThreadPoolExecutor.DiscardPolicy());
-    static final int MAX_QUEUED_CHUNKS = 10_000;
-
     /** Publications under way, so that closing can give up, and say so, what the broker never took. */
     private final Map<CompletableFuture<Void>, AttemptCompletion> unpublished = new ConcurrentHashMap<>();
+    private final ChunkPublisher chunks;
     private final WorkerMetrics metrics;
     private final Duration firstBackoff;
     private volatile boolean closed;
@@ -93,6 +77,7 @@ final class Completions implements AutoCloseable {
     Completions(Producer<String, byte[]> producer, WorkerMetrics metrics, Duration firstBackoff) {
         this.metrics = metrics;
         this.producer = producer;
+        this.chunks = new ChunkPublisher(producer);
         this.firstBackoff = firstBackoff;
     }
 
@@ -105,49 +90,9 @@ final class Completions implements AutoCloseable {
         return published;
     }
 
-    /**
-     * Where a streamed call of {@code command}'s attempt sends its pieces: to {@code attempt-chunks}, numbered from 0,
-     * the last one marked. Fire and forget: a piece is a live view, and losing one only makes the streams following
-     * the job wait for the stored result.
-     */
+    /** Where a streamed call of {@code command}'s attempt sends its pieces ({@link ChunkPublisher}). */
     ChunkSink chunkSink(AttemptCommand command) {
-        AtomicInteger seq = new AtomicInteger();
-        return new ChunkSink() {
-            @Override
-            public void piece(String text) {
-                send(new AttemptChunk(command.jobId(), command.attemptId(),
-                        seq.getAndIncrement(), text, false));
-            }
-
-            @Override
-            public void end() {
-                send(new AttemptChunk(command.jobId(), command.attemptId(),
-                        seq.getAndIncrement(), "", true));
-            }
-        };
-    }
-
-    private void send(AttemptChunk chunk) {
-        if (closed) {
-            return;
-        }
-        chunkSender.execute(() -> {
-            ProducerRecord<String, byte[]> record = new ProducerRecord<>(Topics.ATTEMPT_CHUNKS.name(),
-                    chunk.jobId().toString(), Json.write(chunk.toJson()).getBytes(StandardCharsets.UTF_8));
-            record.headers().add(Headers.SCHEMA_VERSION,
-                    Integer.toString(AttemptChunk.VERSION).getBytes(StandardCharsets.UTF_8));
-            try {
-                producer.send(record, (metadata, error) -> {
-                    if (error != null) {
-                        log.debug("event=chunk_not_published job={} attempt={} error={}", chunk.jobId(),
-                                chunk.attemptId(), error.toString());
-                    }
-                });
-            } catch (RuntimeException e) {
-                log.debug("event=chunk_not_published job={} attempt={} error={}", chunk.jobId(), chunk.attemptId(),
-                        e.toString());
-            }
-        });
+        return chunks.sink(command);
     }
 
     /** The completion of {@code outcome}, made storable first ({@link AnswerGuard}). */
@@ -289,7 +234,7 @@ final class Completions implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        chunkSender.shutdownNow();
+        chunks.close();
         publisher.shutdownNow();
         try {
             publisher.awaitTermination(10, TimeUnit.SECONDS);

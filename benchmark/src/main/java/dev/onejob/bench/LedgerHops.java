@@ -8,7 +8,8 @@ import java.util.List;
  * Where an end-to-end job's time goes, from the ledger's own timestamps: for each job of the open-loop run at 50%
  * load whose first attempt succeeded, the time from its intake's commit to its attempt command's publication (the
  * outbox row's {@code sent_at}), to the attempt's start, to its end (the call, {@code attempt-completions} and the
- * reconciler's compare-and-swap), and to its {@code job-results} row's publication; p50 and p99 of each hop.
+ * reconciler's compare-and-swap), and to its {@code job-results} row's publication; p50 and p99 of each hop, as
+ * figures of the end-to-end phase.
  *
  * <p>Every timestamp is PostgreSQL's {@code now()} in the transaction that wrote it, so each is when that
  * transaction began; a row's {@code sent_at} is written after the broker acknowledged it, so a worker may start the
@@ -42,15 +43,15 @@ record LedgerHops(BenchContext context) {
         List<String> row = context.database().query(sql.toString(), keyPrefix + "-%").get(0);
         long jobs = Long.parseLong(row.get(0));
         if (jobs == 0) {
-            results.notMeasured(Phases.END_TO_END_HOPS, "hops", "ms", "no job of " + keyPrefix + " had its first "
+            results.notMeasured(Phases.END_TO_END, "hops", "ms", "no job of " + keyPrefix + " had its first "
                     + "attempt succeed with both outbox rows still in the ledger");
             return;
         }
         for (int i = 0; i < HOPS.size(); i++) {
             String[] hop = HOPS.get(i);
-            results.add(Phases.END_TO_END_HOPS, hop[0] + ", p50 ms", Double.parseDouble(row.get(1 + 2 * i)), "ms",
+            results.add(Phases.END_TO_END, hop[0] + ", p50 ms", Double.parseDouble(row.get(1 + 2 * i)), "ms",
                     hop[2] + (i == 0 ? "; " + jobs + " jobs of the open loop at 50% load" : ""));
-            results.add(Phases.END_TO_END_HOPS, hop[0] + ", p99 ms", Double.parseDouble(row.get(2 + 2 * i)), "ms",
+            results.add(Phases.END_TO_END, hop[0] + ", p99 ms", Double.parseDouble(row.get(2 + 2 * i)), "ms",
                     "");
         }
     }

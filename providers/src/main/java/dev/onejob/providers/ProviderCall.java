@@ -104,15 +104,11 @@ public final class ProviderCall {
         return call;
     }
 
-    /** How the call is given up at its hard deadline: the exchange is cancelled, and its outcome follows. */
-    void abortWith(Runnable abort) {
-        abortWith(abort, () -> false);
-    }
-
     /**
-     * As {@link #abortWith(Runnable)}, with {@code sealIfUnsent}, run first when the call is given up: it stops a
-     * request that has not started to leave from ever leaving, and says whether it had not. Such a call ends FAILED,
-     * not sent, instead of UNKNOWN: nothing reached the provider, so nothing can be in doubt.
+     * How the call is given up at its hard deadline: {@code sealIfUnsent} first, which stops a request that has not
+     * started to leave from ever leaving and says whether it had not (such a call ends FAILED, not sent, instead of
+     * UNKNOWN: nothing reached the provider, so nothing is in doubt), then {@code abort}, which cancels the exchange,
+     * whose outcome follows.
      */
     void abortWith(Runnable abort, BooleanSupplier sealIfUnsent) {
         this.sealIfUnsent = sealIfUnsent;

@@ -204,7 +204,7 @@ class ProviderCallTest {
         call.abortWith(() -> {
             aborted.set(true);
             response.completeExceptionally(new CancellationException());
-        });
+        }, () -> false);
         call.settleWith(response);
         call.activity();
 
@@ -279,7 +279,7 @@ class ProviderCallTest {
         // given a call whose abort finds the answer already there (it completed as the deadline ran)
         ProviderCall call = ProviderCall.withDeadlines(UUID.randomUUID(), Duration.ofMillis(50),
                 Duration.ofMillis(100), LONG, started, timer);
-        call.abortWith(() -> response.complete(ANSWER));
+        call.abortWith(() -> response.complete(ANSWER), () -> false);
         call.settleWith(response);
 
         // then the late answer is the final outcome, not an Unknown

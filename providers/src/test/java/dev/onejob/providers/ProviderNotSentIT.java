@@ -69,10 +69,7 @@ class ProviderNotSentIT {
     @EnumSource(ProviderProtocol.class)
     void tlsToTheSimulatorsPlainPortStallsUntilTheConnectTimeoutAndIsNotSent(ProviderProtocol protocol) {
         // given: the simulator's HTTP server waits silently for a request line, so the handshake never ends
-        HttpClient quickConnect = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofMillis(500)).build();
-        try (SimulatedProvider stalling = SimulatedProvider.start(quickConnect,
-                Map.of(SimulatedProvider.KEY_ENV, SimulatedProvider.API_KEY))) {
+        try (SimulatedProvider stalling = connectingWithin(Duration.ofMillis(500))) {
             ProviderConfig wrongScheme = SimulatedProvider.provider(protocol, "https://127.0.0.1:" + stalling.sim.port(),
                     SimulatedProvider.SOFT, SimulatedProvider.HARD);
             // when
@@ -91,10 +88,7 @@ class ProviderNotSentIT {
     void aCallWhoseConnectionIsNotReadyByTheHardDeadlineIsGivenUpNotSent(ProviderProtocol protocol) {
         // given a TLS handshake that stalls (TLS to the simulator's plain port), a connect timeout far past the hard
         // timeout, and a hard timeout of one second
-        HttpClient slowConnect = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(30)).build();
-        try (SimulatedProvider stalling = SimulatedProvider.start(slowConnect,
-                Map.of(SimulatedProvider.KEY_ENV, SimulatedProvider.API_KEY))) {
+        try (SimulatedProvider stalling = connectingWithin(Duration.ofSeconds(30))) {
             ProviderConfig wrongScheme = SimulatedProvider.provider(protocol, "https://127.0.0.1:" + stalling.sim.port(),
                     Duration.ofMillis(300), Duration.ofSeconds(1));
             // when
@@ -110,6 +104,12 @@ class ProviderNotSentIT {
             }
             assertNotSent(failed.code().equals("tls_failure") ? "tls_failure" : "not_sent", failed, stalling);
         }
+    }
+
+    /** A simulator of its own, called through a client with {@code connectTimeout}. */
+    private static SimulatedProvider connectingWithin(Duration connectTimeout) {
+        return SimulatedProvider.start(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(connectTimeout).build(), Map.of(SimulatedProvider.KEY_ENV, SimulatedProvider.API_KEY));
     }
 
     private void assertNotSent(String code, CallOutcome.Failed failed) {

@@ -12,7 +12,6 @@ public final class Phases {
     public static final String HTTP_OVERLOAD = "http-overload";
     public static final String HTTP_SLOW_CLIENTS = "http-slow-clients";
     public static final String END_TO_END = "end-to-end";
-    public static final String END_TO_END_HOPS = "end-to-end-hops";
     public static final String SLOW_PROVIDER = "slow-provider";
     public static final String SLOW_BACKLOG = "slow-backlog";
     public static final String SCALING = "scaling";
@@ -31,8 +30,6 @@ public final class Phases {
         TITLES.put(HTTP_OVERLOAD, "5. HTTP overload: offered load twice the measured maximum");
         TITLES.put(HTTP_SLOW_CLIENTS, "6. HTTP with stalled connections: clients that send half a request head and stop");
         TITLES.put(END_TO_END, "7. End to end: HTTP request to its job-results record");
-        TITLES.put(END_TO_END_HOPS, "7a. End to end, hop by hop: where a job's time goes, from the ledger's own "
-                + "timestamps");
         TITLES.put(SLOW_PROVIDER, "8. AI-length calls: a provider answering in a lognormal 1 s median, 8 s p99");
         TITLES.put(SLOW_BACKLOG, "9. AI-length calls: a backlog released to one worker at once");
         TITLES.put(SCALING, "10. Scaling curve: 1, 2 and 4 workers with 1 and 2 reconcilers, AI-length calls");

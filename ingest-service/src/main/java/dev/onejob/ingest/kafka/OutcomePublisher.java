@@ -59,10 +59,12 @@ final class OutcomePublisher {
             // A job created or replayed is counted (onejob_jobs_submitted), not logged at INFO: a line per job costs
             // the intake more than the rest of its answer; conflicts and refusals stay at INFO.
             String kind = outcome.get("outcome").asText();
-            log.atLevel("CREATED".equals(kind) || "REPLAYED".equals(kind) ? Level.DEBUG : Level.INFO)
-                    .log("event=job_request channel=kafka outcome={} job={} owner={} request_id={}", kind,
-                            outcome.path("job_id").asText(null), quoted(outcome.path("owner_id").asText(null)),
-                            quoted(outcome.path("request_id").asText(null)));
+            Level level = "CREATED".equals(kind) || "REPLAYED".equals(kind) ? Level.DEBUG : Level.INFO;
+            if (log.isEnabledForLevel(level)) {
+                log.atLevel(level).log("event=job_request channel=kafka outcome={} job={} owner={} request_id={}",
+                        kind, outcome.path("job_id").asText(null), quoted(outcome.path("owner_id").asText(null)),
+                        quoted(outcome.path("request_id").asText(null)));
+            }
             String key = outcome.path("owner_id").isTextual() ? outcome.get("owner_id").asText() : null;
             ProducerRecord<byte[], byte[]> answerRecord = new ProducerRecord<>(answerTopic(record.topic()),
                     key == null ? null : key.getBytes(StandardCharsets.UTF_8),

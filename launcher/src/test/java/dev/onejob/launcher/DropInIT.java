@@ -16,7 +16,9 @@ import com.openai.client.OpenAIClient;
 import com.openai.core.JsonValue;
 import com.openai.core.ObjectMappers;
 import com.openai.core.http.HttpResponseFor;
+import com.openai.errors.BadRequestException;
 import com.openai.errors.OpenAIServiceException;
+import com.openai.models.ResponseFormatJsonObject;
 import com.openai.models.ResponseFormatJsonSchema;
 import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
@@ -216,6 +218,35 @@ class DropInIT {
         JsonNode kept = Json.parse(dropIn.openAi().chat().completions().create(open).choices().get(0).message()
                 .content().orElseThrow());
         assertTrue(kept.has("confidence") && kept.has("sentiment"), kept.toString());
+    }
+
+    @Test
+    void aJsonObjectCallGetsAnObjectFromEitherWireAndMustSayJson() {
+        // given calls asking for any JSON object, one served over OpenAI's wire, one over Anthropic's
+        ChatCompletionCreateParams openAiWire = chat("primary-only", key(), "Answer in JSON: I loved it").toBuilder()
+                .responseFormat(ResponseFormatJsonObject.builder().build()).build();
+        ChatCompletionCreateParams anthropicWire = openAiWire.toBuilder().model("careful")
+                .replaceAdditionalHeaders("Idempotency-Key", key()).build();
+
+        // when
+        JsonNode direct = Json.parse(dropIn.openAi().chat().completions().create(openAiWire).choices().get(0)
+                .message().content().orElseThrow());
+        JsonNode translated = Json.parse(dropIn.openAi().chat().completions().create(anthropicWire).choices().get(0)
+                .message().content().orElseThrow());
+
+        // then each content is a JSON object; the OpenAI-wire provider was asked with json_object itself (its
+        // simulator writes {"answer": ...} only then), the Anthropic-wire one with a forced tool of {type: object}
+        assertTrue(direct.path("answer").isTextual(), direct.toString());
+        assertTrue(translated.isObject(), translated.toString());
+
+        // when a json_object call does not say JSON, as OpenAI requires
+        ChatCompletionCreateParams silent = chat("primary-only", key(), "I loved it").toBuilder()
+                .responseFormat(ResponseFormatJsonObject.builder().build()).build();
+        BadRequestException refused = assertThrows(BadRequestException.class,
+                () -> dropIn.openAi().chat().completions().create(silent));
+
+        // then it is refused before any job, naming the rule
+        assertTrue(refused.getMessage().contains("json_object needs the word 'JSON'"), refused.getMessage());
     }
 
     @Test

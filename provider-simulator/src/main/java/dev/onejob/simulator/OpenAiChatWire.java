@@ -12,7 +12,8 @@ import java.util.function.Function;
  * The OpenAI Chat Completions wire protocol ({@code POST /v1/chat/completions}).
  *
  * <p>Consumes {@code Authorization: Bearer} and bodies with {@code model}, {@code messages}, an optional
- * {@code response_format} of type {@code json_schema} and optional {@code stream} (a boolean) and
+ * {@code response_format} of type {@code json_schema} or {@code json_object} (whose messages must say "json", as
+ * OpenAI insists; the answer is then an object with one string member) and optional {@code stream} (a boolean) and
  * {@code stream_options.include_usage} (only with {@code "stream": true}, as the real API insists); produces
  * {@code chat.completion} objects whose message content is the answer as JSON text (prose for a request without a
  * schema) and whose {@code usage} has {@code prompt_tokens}, {@code completion_tokens}, {@code total_tokens} and the
@@ -24,6 +25,10 @@ import java.util.function.Function;
  * API key.
  */
 record OpenAiChatWire(String expectedApiKey, Clock clock) implements Wire {
+    /** The object a model asked for any JSON object writes here: one string member. */
+    private static final JsonNode JSON_OBJECT_ANSWER = jsonObjectAnswer();
+
+
     @Override
     public Protocol protocol() {
         return Protocol.OPENAI_CHAT;
@@ -76,7 +81,7 @@ record OpenAiChatWire(String expectedApiKey, Clock clock) implements Wire {
                     prompt.promptText(), tool.get("parameters"), Json.text(tool, "name"), body, bodySha256);
         }
         return new SimRequest(protocol(), model, idempotencyKey, prompt.systemText(), prompt.userText(),
-                prompt.promptText(), outputSchema(body.get("response_format")), null, body, bodySha256);
+                prompt.promptText(), outputSchema(body.get("response_format"), messages), null, body, bodySha256);
     }
 
     @Override
@@ -183,7 +188,14 @@ record OpenAiChatWire(String expectedApiKey, Clock clock) implements Wire {
         }
     }
 
-    private static JsonNode outputSchema(JsonNode responseFormat) throws WireRejection {
+    private static JsonNode outputSchema(JsonNode responseFormat, JsonNode messages) throws WireRejection {
+        if (responseFormat != null && "json_object".equals(Json.text(responseFormat, "type"))) {
+            if (!messages.toString().toLowerCase(java.util.Locale.ROOT).contains("json")) {
+                throw Wire.badRequest("'messages' must contain the word 'json' in some form, to use "
+                        + "'response_format' of type 'json_object'.");
+            }
+            return JSON_OBJECT_ANSWER;
+        }
         if (responseFormat == null || responseFormat.isNull()
                 || !"json_schema".equals(Json.text(responseFormat, "type"))) {
             return null;
@@ -192,6 +204,12 @@ record OpenAiChatWire(String expectedApiKey, Clock clock) implements Wire {
         if (schema == null || !schema.isObject()) {
             throw Wire.badRequest("response_format.json_schema.schema must be a JSON Schema object");
         }
+        return schema;
+    }
+
+    private static JsonNode jsonObjectAnswer() {
+        ObjectNode schema = Json.object().put("type", "object");
+        schema.putObject("properties").putObject("answer").put("type", "string");
         return schema;
     }
 

@@ -44,7 +44,8 @@ public final class OpenAiChatClient implements ProviderClient {
     /**
      * The request: the system text and the conversation as messages, the sampling parameters the prompt sets, and a
      * {@code json_schema} response format when the answer must be structured (strict when the prompt says so: always for
-     * a contract's schema, as the caller sent it for a passthrough call).
+     * a contract's schema, as the caller sent it for a passthrough call), or {@code json_object} when the caller asked
+     * for any JSON object.
      */
     static ObjectNode body(ProviderConfig provider, Prompt prompt) {
         ObjectNode body = Json.object();
@@ -67,7 +68,9 @@ public final class OpenAiChatClient implements ProviderClient {
         if (!prompt.stop().isEmpty()) {
             prompt.stop().forEach(body.putArray("stop")::add);
         }
-        if (prompt.structured()) {
+        if (prompt.jsonObject()) {
+            body.putObject("response_format").put("type", "json_object");
+        } else if (prompt.structured()) {
             ObjectNode format = body.putObject("response_format").put("type", "json_schema");
             ObjectNode schema = format.putObject("json_schema").put("name", prompt.schemaName());
             schema.set("schema", prompt.outputSchema());

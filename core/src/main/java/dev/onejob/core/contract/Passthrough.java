@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -25,7 +26,7 @@ import java.util.Set;
  * on: {@code system}, {@code messages} ({@code user}/{@code assistant} texts, an assistant's {@code tool_calls},
  * {@code tool} messages answering them), {@code temperature}, {@code top_p}, {@code max_tokens}, {@code stop},
  * {@code tools} with {@code tool_choice}, and for structured output {@code output_schema} with its
- * {@code schema_name}.
+ * {@code schema_name}, or {@code json_object} for any JSON object.
  *
  * <p>A call's output schema is its job's output schema, exactly as the caller sent it, and so is its {@code strict}
  * flag ({@code schema_strict}, OpenAI's {@code json_schema.strict}): onejob's own check of an answer is that schema, so
@@ -43,6 +44,8 @@ public final class Passthrough {
      */
     public static final String TOOLS_ID = "passthrough-tools";
     private static final String DEFAULT_SCHEMA_NAME = "result";
+    /** The variable of a call that asks for any JSON object (OpenAI's {@code json_object} response format). */
+    public static final String JSON_OBJECT = "json_object";
 
     private Passthrough() {
     }
@@ -90,12 +93,18 @@ public final class Passthrough {
         return ID.equals(contractId) && variables != null && variables.has("tools") ? TOOLS_ID : contractId;
     }
 
+    /** Whether a call with these variables is answered with a JSON object (a schema's, or any) rather than text. */
+    public static boolean structured(JsonNode variables) {
+        return variables.has("output_schema") || variables.has(JSON_OBJECT);
+    }
+
     /**
      * Why these (schema-valid) variables still cannot be a call: an output schema that cannot be one, or tools that
      * do not fit together.
      */
     static List<String> problems(JsonNode variables) {
         List<String> problems = new ArrayList<>(toolProblems(variables));
+        problems.addAll(jsonObjectProblems(variables));
         JsonNode schema = variables.get("output_schema");
         if (schema == null) {
             if (variables.has("schema_strict")) {
@@ -114,6 +123,33 @@ public final class Passthrough {
             } catch (RuntimeException e) {
                 problems.add("output_schema is not a usable JSON Schema: " + e.getMessage());
             }
+        }
+        return problems;
+    }
+
+    /**
+     * A {@code json_object} call asks for any JSON object, so it has no schema and no tools (which would change what
+     * the forced tool of an Anthropic-protocol provider means), and, as OpenAI insists, its instructions must say
+     * JSON: a model told nothing of the format may write whitespace until its output limit.
+     */
+    private static List<String> jsonObjectProblems(JsonNode variables) {
+        if (!variables.has(JSON_OBJECT)) {
+            return List.of();
+        }
+        List<String> problems = new ArrayList<>();
+        if (variables.has("output_schema") || variables.has("schema_strict") || variables.has("schema_name")) {
+            problems.add("json_object asks for any JSON object: it has no output schema");
+        }
+        if (variables.has("tools")) {
+            problems.add("tools and a json_object response format together are not passed through: send one");
+        }
+        boolean saysJson = variables.path("system").asText("").toLowerCase(Locale.ROOT).contains("json");
+        for (JsonNode message : variables.path("messages")) {
+            saysJson |= message.path("content").asText("").toLowerCase(Locale.ROOT).contains("json");
+        }
+        if (!saysJson) {
+            problems.add("json_object needs the word 'JSON' in the system text or the messages (OpenAI's rule: the "
+                    + "model must be told to answer in JSON)");
         }
         return problems;
     }
@@ -177,13 +213,14 @@ public final class Passthrough {
         }
         List<String> stop = new ArrayList<>();
         variables.path("stop").forEach(s -> stop.add(s.asText()));
-        JsonNode schema = variables.get("output_schema");
+        boolean jsonObject = variables.has(JSON_OBJECT);
+        JsonNode schema = jsonObject ? freeForm() : variables.get("output_schema");
         return new Prompt(contract.id(), variables.path("system").asText(""), turns, number(variables, "temperature"),
                 number(variables, "top_p"), variables.path("max_tokens").asInt(contract.maxTokens()), stop, schema,
                 variables.path("schema_name").asText(DEFAULT_SCHEMA_NAME),
                 schema == null ? null : JsonSchemas.fromUntrusted(schema), tools(variables),
                 variables.has("schema_strict") ? variables.get("schema_strict").asBoolean() : null,
-                options(variables));
+                options(variables), jsonObject);
     }
 
     /**

@@ -29,10 +29,14 @@ import java.util.Set;
  * @param options        the parameters only one protocol has, by their wire names, sent as given by the adapter of
  *                       that protocol ({@link #OPENAI_OPTIONS}, {@link #ANTHROPIC_OPTIONS}); a call that has them
  *                       is routed only to providers of that protocol; empty for none
+ * @param jsonObject     the caller asked for any JSON object (OpenAI's {@code json_object} response format) rather
+ *                       than for a schema: {@link #outputSchema} is then {@code {"type": "object"}}, which is how a
+ *                       protocol without that format is asked, and OpenAI-protocol providers get the format itself
  */
 public record Prompt(String contractId, String system, List<Turn> turns, Double temperature, Double topP,
                      int maxTokens, List<String> stop, JsonNode outputSchema, String schemaName,
-                     JsonSchemas outputValidator, Tools tools, Boolean strict, Map<String, JsonNode> options) {
+                     JsonSchemas outputValidator, Tools tools, Boolean strict, Map<String, JsonNode> options,
+                     boolean jsonObject) {
 
     /** The parameters only OpenAI's protocol takes. */
     public static final List<String> OPENAI_OPTIONS = List.of("seed", "frequency_penalty", "presence_penalty");
@@ -102,7 +106,7 @@ public record Prompt(String contractId, String system, List<Turn> turns, Double 
                   int maxTokens, List<String> stop, JsonNode outputSchema, String schemaName,
                   JsonSchemas outputValidator) {
         this(contractId, system, turns, temperature, topP, maxTokens, stop, outputSchema, schemaName,
-                outputValidator, null, Boolean.TRUE, Map.of());
+                outputValidator, null, Boolean.TRUE, Map.of(), false);
     }
 
     /** True when the answer must be a JSON object following {@link #outputSchema}; false for free text. */

@@ -134,6 +134,30 @@ class PassthroughTest {
     }
 
     @Test
+    void aJsonObjectCallAsksForAnyObjectAndMustSayJson() {
+        // given a call asking for any JSON object
+        JsonNode variables = Json.parse("""
+                {"system":"Answer in JSON.","messages":[{"role":"user","content":"Hi"}],"json_object":true}""");
+
+        // when
+        Prompt prompt = passthrough.prompt(variables);
+
+        // then any object is an answer, and nothing else is
+        assertEquals(List.of(), passthrough.variableProblems(variables));
+        assertTrue(prompt.jsonObject() && prompt.structured());
+        assertEquals(List.of(), prompt.outputProblems(Json.parse("{\"mood\":\"fine\",\"n\":[1]}")));
+        assertEquals(1, prompt.outputProblems(Json.parse("[1]")).size());
+
+        // and a call that does not say JSON, or that also has a schema or tools, is refused by name
+        String refused = String.join("\n", passthrough.variableProblems(Json.parse("""
+                {"messages":[{"role":"user","content":"Hi"}],"json_object":true,"output_schema":{"type":"object"},
+                 "tools":[{"name":"t","parameters":{"type":"object"}}]}""")));
+        for (String named : List.of("the word 'JSON'", "it has no output schema", "tools and a json_object")) {
+            assertTrue(refused.contains(named), named + " in " + refused);
+        }
+    }
+
+    @Test
     void aCallersSchemaThatReachesOutsideItselfIsRefusedNamingWhere() {
         List<String> problems = passthrough.variableProblems(Json.parse("""
                 {"messages":[{"role":"user","content":"Hi"}],"output_schema":{"type":"object",

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.billing.Usage;
 import dev.onejob.core.contract.FinishReason;
+import dev.onejob.core.contract.Passthrough;
 import dev.onejob.core.json.Json;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,11 +18,12 @@ import java.util.Set;
  * {@code user}, {@code assistant} and {@code tool} messages the conversation, an assistant's {@code tool_calls}
  * included; text content only), {@code tools} (functions), {@code tool_choice}, {@code parallel_tool_calls},
  * {@code temperature}, {@code top_p}, {@code max_tokens} or {@code max_completion_tokens}, {@code stop}, and
- * {@code response_format} ({@code text}, or {@code json_schema}, whose schema becomes the job's output schema), and
+ * {@code response_format} ({@code text}, {@code json_object} for any JSON object, or {@code json_schema}, whose
+ * schema becomes the job's output schema), and
  * {@code seed}, {@code frequency_penalty} and {@code presence_penalty}, which route the job to OpenAI-protocol
  * providers only.
  * Accepts and ignores {@code user}, {@code metadata}, {@code store} and {@code n: 1}. Refuses anything else
- * ({@code json_object}, logprobs, more than one choice, legacy {@code functions}) with the parameter named.
+ * (logprobs, more than one choice, legacy {@code functions}, images) with the parameter named.
  */
 final class ChatCompletionsFormat implements DropInFormat {
     private static final Set<String> PASSED = Set.of("model", "messages", "temperature", "top_p", "max_tokens",
@@ -147,9 +149,8 @@ final class ChatCompletionsFormat implements DropInFormat {
                     }
                 }
             }
-            case "json_object" -> problems.add("response_format 'json_object' is not passed through: an answer "
-                    + "without a schema cannot be checked; send type 'json_schema' with the schema");
-            default -> problems.add("response_format.type must be 'text' or 'json_schema'");
+            case "json_object" -> variables.put(Passthrough.JSON_OBJECT, true);
+            default -> problems.add("response_format.type must be 'text', 'json_object' or 'json_schema'");
         }
     }
 

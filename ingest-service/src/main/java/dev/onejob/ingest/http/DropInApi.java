@@ -232,7 +232,7 @@ final class DropInApi {
     }
 
     private static boolean structured(Job job) {
-        return job.request().path("variables").has("output_schema");
+        return Passthrough.structured(job.request().path("variables"));
     }
 
     static DropInFormat.Finished.Head head(DropInFormat format, Job job, String model) {

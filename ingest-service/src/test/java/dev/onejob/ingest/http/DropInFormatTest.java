@@ -45,16 +45,30 @@ class DropInFormatTest {
     }
 
     @Test
+    void aJsonObjectResponseFormatAsksForAnyObject() {
+        // when
+        DropInFormat.Call call = DropInApi.OPENAI.read(Json.parse("""
+                {"model":"fast","messages":[{"role":"user","content":"Answer in JSON: how are you?"}],
+                 "response_format":{"type":"json_object"}}"""));
+
+        // then it is the job's json_object variable, with no schema
+        assertEquals(List.of(), call.problems());
+        assertEquals(Json.parse("""
+                {"messages":[{"role":"user","content":"Answer in JSON: how are you?"}],"json_object":true}"""),
+                call.variables());
+    }
+
+    @Test
     void whatCannotBePassedThroughFaithfullyIsRefusedByName() {
         // when
         DropInFormat.Call call = DropInApi.OPENAI.read(Json.parse("""
                 {"model":"fast","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"x"}}]},
                   {"role":"tool","content":"42"}],"tools":[],"logprobs":true,"n":2,
-                 "response_format":{"type":"json_object"},"stream_options":{"include_usage":true}}"""));
+                 "response_format":{"type":"json_html"},"stream_options":{"include_usage":true}}"""));
 
         // then each is named
         String all = String.join("\n", call.problems());
-        for (String named : List.of("tools", "logprobs", "'n' must be 1", "image_url", "tool_call_id", "json_object",
+        for (String named : List.of("tools", "logprobs", "'n' must be 1", "image_url", "tool_call_id", "response_format",
                 "'stream_options' is only allowed")) {
             assertTrue(all.contains(named), named + " in " + all);
         }

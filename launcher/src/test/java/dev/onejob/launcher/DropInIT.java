@@ -5,8 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.anthropic.models.messages.Base64ImageSource;
+import com.anthropic.models.messages.ContentBlockParam;
+import com.anthropic.models.messages.ImageBlockParam;
 import com.anthropic.models.messages.Message;
 import com.anthropic.models.messages.MessageCreateParams;
+import com.anthropic.models.messages.TextBlockParam;
 import com.anthropic.models.models.ModelInfo;
 import com.anthropic.models.models.ModelListPage;
 import com.anthropic.models.models.ModelListParams;
@@ -21,6 +25,9 @@ import com.openai.errors.OpenAIServiceException;
 import com.openai.models.ResponseFormatJsonObject;
 import com.openai.models.ResponseFormatJsonSchema;
 import com.openai.models.chat.completions.ChatCompletion;
+import com.openai.models.chat.completions.ChatCompletionContentPart;
+import com.openai.models.chat.completions.ChatCompletionContentPartImage;
+import com.openai.models.chat.completions.ChatCompletionContentPartText;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import com.openai.models.models.Model;
 import dev.onejob.core.json.Json;
@@ -247,6 +254,49 @@ class DropInIT {
 
         // then it is refused before any job, naming the rule
         assertTrue(refused.getMessage().contains("json_object needs the word 'JSON'"), refused.getMessage());
+    }
+
+    /** A 1x1 PNG, as a caller's app sends a screenshot. */
+    private static final String PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+
+    @Test
+    void aUsersImagesReachAProviderOfEitherProtocolInItsOwnShape() {
+        // given an OpenAI call showing an image, on the alias whose first provider speaks Anthropic's protocol
+        ChatCompletionCreateParams openAi = ChatCompletionCreateParams.builder().model("careful")
+                .addUserMessageOfArrayOfContentParts(List.of(
+                        ChatCompletionContentPart.ofText(ChatCompletionContentPartText.builder()
+                                .text("What is in this picture?").build()),
+                        ChatCompletionContentPart.ofImageUrl(ChatCompletionContentPartImage.builder()
+                                .imageUrl(ChatCompletionContentPartImage.ImageUrl.builder()
+                                        .url("data:image/png;base64," + PNG)
+                                        .detail(ChatCompletionContentPartImage.ImageUrl.Detail.LOW).build())
+                                .build())))
+                .putAdditionalHeader("Idempotency-Key", key()).build();
+        // and an Anthropic call showing one, on the alias whose first provider speaks OpenAI's
+        MessageCreateParams anthropic = MessageCreateParams.builder().model("fast").maxTokens(100)
+                .addUserMessageOfContentBlockParams(List.of(
+                        ContentBlockParam.ofImage(ImageBlockParam.builder().source(Base64ImageSource.builder()
+                                .mediaType(Base64ImageSource.MediaType.IMAGE_PNG).data(PNG).build()).build()),
+                        ContentBlockParam.ofText(TextBlockParam.builder().text("Describe it.").build())))
+                .putAdditionalHeader("Idempotency-Key", key()).build();
+
+        // when
+        HttpResponseFor<ChatCompletion> viaAnthropic = dropIn.openAi().chat().completions().withRawResponse()
+                .create(openAi);
+        var viaOpenAi = dropIn.anthropic().messages().withRawResponse().create(anthropic);
+
+        // then each was answered by its first provider, on the first attempt: each simulator checks an image part
+        // as its provider does, so a part in the other protocol's shape would have been a 400 and a failed attempt
+        JsonNode first = dropIn.pipeline().job(header(viaAnthropic, "onejob-job-id"));
+        assertEquals("SUCCEEDED", first.path("status").asText(), first.toString());
+        assertEquals("backup", first.path("attempts").get(0).path("provider").asText(), first.toString());
+        assertEquals(1, first.path("attempts").size(), first.toString());
+        assertTrue(viaAnthropic.parse().choices().get(0).message().content().isPresent());
+        JsonNode second = dropIn.pipeline().job(viaOpenAi.headers().values("onejob-job-id").get(0));
+        assertEquals("SUCCEEDED", second.path("status").asText(), second.toString());
+        assertEquals("primary", second.path("attempts").get(0).path("provider").asText(), second.toString());
+        assertEquals(1, second.path("attempts").size(), second.toString());
+        assertTrue(viaOpenAi.parse().content().size() > 0);
     }
 
     @Test

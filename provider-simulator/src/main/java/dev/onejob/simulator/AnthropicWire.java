@@ -90,6 +90,7 @@ final class AnthropicWire implements Wire {
             throw Wire.badRequest("messages: at least one message is required");
         }
         for (int i = 0; i < messages.size(); i++) {
+            ImageParts.check(messages.get(i).get("content"), "messages." + i + ".content", true);
             prompt.addMessage(Json.text(messages.get(i), "role"),
                     Prompt.contentText(messages.get(i).get("content"), "messages." + i + ".content"));
         }

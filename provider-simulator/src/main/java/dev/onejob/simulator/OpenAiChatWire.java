@@ -67,6 +67,7 @@ record OpenAiChatWire(String expectedApiKey, Clock clock) implements Wire {
             if ("tool".equals(role) && Json.text(messages.get(i), "tool_call_id") == null) {
                 throw Wire.badRequest("messages[" + i + "]: a tool message needs tool_call_id");
             }
+            ImageParts.check(content, "messages[" + i + "].content", false);
             String text = Prompt.contentText(content, "messages[" + i + "]");
             if ("system".equals(role) || "developer".equals(role)) {
                 prompt.addSystem(text);

@@ -29,6 +29,8 @@ public final class AnthropicMessagesClient implements ProviderClient {
 
     static final String API_VERSION = "2023-06-01";
     static final String TOOL_NAME = "emit_result";
+    /** How an image that travels inside its URL begins ({@code data:image/png;base64,...}). */
+    private static final String DATA_URL = "data:image/";
     static final WireFormat WIRE = new WireFormat("/v1/messages", "request-id", AnthropicMessagesClient::headers,
             AnthropicMessagesClient::answer, AnthropicMessagesClient::usage, body -> body.put("stream", true),
             SseReply::anthropic);
@@ -103,6 +105,11 @@ public final class AnthropicMessagesClient implements ProviderClient {
             }
             results = null;
             ObjectNode message = messages.addObject().put("role", turn.role());
+            if (!turn.parts().isEmpty()) {
+                ArrayNode content = message.putArray("content");
+                turn.parts().forEach(part -> part(content.addObject(), part));
+                continue;
+            }
             if (turn.toolCalls().isEmpty()) {
                 message.put("content", turn.text());
                 continue;
@@ -113,6 +120,27 @@ public final class AnthropicMessagesClient implements ProviderClient {
             }
             turn.toolCalls().forEach(call -> content.addObject().put("type", "tool_use").put("id", call.id())
                     .put("name", call.name()).set("input", call.arguments()));
+        }
+    }
+
+    /**
+     * One part of a message that shows images: a text block, or an image block whose source is the data a
+     * {@code data:} URL carries ({@code base64} with its media type) or the URL itself. OpenAI's {@code detail} has no
+     * Anthropic counterpart and is left out.
+     */
+    private static void part(ObjectNode block, Prompt.Part part) {
+        if (!part.image()) {
+            block.put("type", "text").put("text", part.text());
+            return;
+        }
+        ObjectNode source = block.put("type", "image").putObject("source");
+        String url = part.imageUrl();
+        if (url.startsWith(DATA_URL)) {
+            int comma = url.indexOf(";base64,");
+            source.put("type", "base64").put("media_type", url.substring("data:".length(), comma))
+                    .put("data", url.substring(comma + ";base64,".length()));
+        } else {
+            source.put("type", "url").put("url", url);
         }
     }
 

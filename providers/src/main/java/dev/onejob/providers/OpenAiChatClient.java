@@ -81,14 +81,30 @@ public final class OpenAiChatClient implements ProviderClient {
         return body;
     }
 
-    /** One message: a tool message answers its call; an assistant message's tool calls carry arguments as JSON text. */
+    /**
+     * One message: a tool message answers its call; an assistant message's tool calls carry arguments as JSON text; a
+     * user message that shows images is its text and {@code image_url} parts, in order.
+     */
     private static void message(ObjectNode message, Prompt.Turn turn) {
         message.put("role", turn.role());
         if ("tool".equals(turn.role())) {
             message.put("tool_call_id", turn.toolCallId()).put("content", turn.text());
             return;
         }
-        if (turn.toolCalls().isEmpty() || !turn.text().isEmpty()) {
+        if (!turn.parts().isEmpty()) {
+            ArrayNode content = message.putArray("content");
+            for (Prompt.Part part : turn.parts()) {
+                if (!part.image()) {
+                    content.addObject().put("type", "text").put("text", part.text());
+                    continue;
+                }
+                ObjectNode image = content.addObject().put("type", "image_url").putObject("image_url")
+                        .put("url", part.imageUrl());
+                if (part.detail() != null) {
+                    image.put("detail", part.detail());
+                }
+            }
+        } else if (turn.toolCalls().isEmpty() || !turn.text().isEmpty()) {
             message.put("content", turn.text());
         } else {
             message.putNull("content");

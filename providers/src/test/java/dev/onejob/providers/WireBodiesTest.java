@@ -40,6 +40,30 @@ class WireBodiesTest {
                 1000, Cooldown.DEFAULT, maxTokensField);
     }
 
+    private static final JsonNode IMAGES = Json.parse("""
+            {"messages":[{"role":"user","content":[{"type":"text","text":"What is this?"},
+              {"type":"image","url":"data:image/png;base64,iVBORw0KGgo=","detail":"low"},
+              {"type":"text","text":"And this?"},{"type":"image","url":"https://example.com/cat.jpg"}]}]}""");
+
+    @Test
+    void eachProtocolGetsAUsersImagesInOrderInItsOwnShape() {
+        JsonNode openAi = OpenAiChatClient.body(provider(ProviderProtocol.OPENAI_CHAT, "max_tokens"), prompt(IMAGES));
+        JsonNode anthropic = AnthropicMessagesClient.prompt("m", prompt(IMAGES));
+
+        assertEquals(Json.parse("""
+                [{"type":"text","text":"What is this?"},
+                 {"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo=","detail":"low"}},
+                 {"type":"text","text":"And this?"},{"type":"image_url","image_url":{"url":"https://example.com/cat.jpg"}}]
+                """), openAi.at("/messages/0/content"));
+        // OpenAI's detail has no Anthropic counterpart; a data URL becomes a base64 source, a URL a url source
+        assertEquals(Json.parse("""
+                [{"type":"text","text":"What is this?"},
+                 {"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}},
+                 {"type":"text","text":"And this?"},
+                 {"type":"image","source":{"type":"url","url":"https://example.com/cat.jpg"}}]
+                """), anthropic.at("/messages/0/content"));
+    }
+
     @Test
     void openAiGetsFunctionsToolMessagesAndItsOwnParameters() {
         JsonNode body = OpenAiChatClient.body(provider(ProviderProtocol.OPENAI_CHAT,

@@ -14,7 +14,7 @@ import java.util.List;
  * (target, then fallbacks) is counted once, at its prices, for a call of at most {@link #inputBound} input tokens and
  * the call's {@code max_tokens} output tokens. Byte-level tokenizers never make more tokens than the text has
  * UTF-8 bytes, so the prompt's bytes (system, every message, and the output schema each protocol sends along) plus a
- * fixed allowance for the message framing bound the input. A provider without prices adds nothing: its calls are not
+ * fixed allowance for the message framing and for each image ({@link #IMAGE_TOKENS}) bound the input. A provider without prices adds nothing: its calls are not
  * priced at all. Attempts an operator adds beyond the route are not reserved.
  */
 public final class JobCost {
@@ -22,6 +22,12 @@ public final class JobCost {
     public static final long FRAMING_TOKENS = 256;
     /** Tokens the protocols add around each further message of a conversation (its role and separators). */
     public static final long TURN_FRAMING_TOKENS = 8;
+    /**
+     * Tokens reserved for each image a call shows: more than any current model bills for one, whatever its size
+     * (OpenAI's mini models: 2,833 + 5,667 per 512-pixel tile, at most 8 tiles, so 48,169; Anthropic's: about 1,600),
+     * since neither the URL nor the image's bytes bound what a provider counts.
+     */
+    public static final long IMAGE_TOKENS = 50_000;
 
     private JobCost() {
     }
@@ -33,7 +39,7 @@ public final class JobCost {
     static long inputBound(Prompt prompt) {
         long bytes = bytes(prompt.system()) + (prompt.structured() ? bytes(Json.write(prompt.outputSchema())) : 0);
         for (Prompt.Turn turn : prompt.turns()) {
-            bytes += bytes(turn.text());
+            bytes += bytes(turn.text()) + IMAGE_TOKENS * turn.images();
             for (Prompt.ToolCall call : turn.toolCalls()) {
                 bytes += bytes(call.name()) + bytes(Json.write(call.arguments()));
             }

@@ -1,5 +1,7 @@
 package dev.onejob.core.contract;
 
+import static java.util.stream.Collectors.joining;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.config.ConfigException;
@@ -46,6 +48,8 @@ public final class Passthrough {
     private static final String DEFAULT_SCHEMA_NAME = "result";
     /** The variable of a call that asks for any JSON object (OpenAI's {@code json_object} response format). */
     public static final String JSON_OBJECT = "json_object";
+    /** The type of a message part that is an image ({@code {"type": "image", "url": ..., "detail": ...}}). */
+    public static final String IMAGE = "image";
 
     private Passthrough() {
     }
@@ -145,7 +149,7 @@ public final class Passthrough {
         }
         boolean saysJson = variables.path("system").asText("").toLowerCase(Locale.ROOT).contains("json");
         for (JsonNode message : variables.path("messages")) {
-            saysJson |= message.path("content").asText("").toLowerCase(Locale.ROOT).contains("json");
+            saysJson |= message.path("content").toString().toLowerCase(Locale.ROOT).contains("json");
         }
         if (!saysJson) {
             problems.add("json_object needs the word 'JSON' in the system text or the messages (OpenAI's rule: the "
@@ -194,6 +198,9 @@ public final class Passthrough {
             if ("tool".equals(role) != message.has("tool_call_id")) {
                 problems.add("messages[" + i + "]: a tool message, and only one, answers a tool call (tool_call_id)");
             }
+            if (message.path("content").isArray() && !"user".equals(role)) {
+                problems.add("messages[" + i + "]: only a user message shows images (content parts)");
+            }
             if (message.has("is_error") && !"tool".equals(role)) {
                 problems.add("messages[" + i + "]: only a tool message has is_error");
             }
@@ -208,8 +215,11 @@ public final class Passthrough {
             List<Prompt.ToolCall> calls = new ArrayList<>();
             message.path("tool_calls").forEach(call -> calls.add(new Prompt.ToolCall(call.path("id").asText(),
                     call.path("name").asText(), call.path("arguments"))));
-            turns.add(new Prompt.Turn(message.path("role").asText(), message.path("content").asText(), calls,
-                    message.path("tool_call_id").asText(null), message.path("is_error").asBoolean(false)));
+            List<Prompt.Part> parts = parts(message.path("content"));
+            String text = parts.isEmpty() ? message.path("content").asText()
+                    : parts.stream().filter(part -> !part.image()).map(Prompt.Part::text).collect(joining("\n"));
+            turns.add(new Prompt.Turn(message.path("role").asText(), text, calls,
+                    message.path("tool_call_id").asText(null), message.path("is_error").asBoolean(false), parts));
         }
         List<String> stop = new ArrayList<>();
         variables.path("stop").forEach(s -> stop.add(s.asText()));
@@ -244,6 +254,17 @@ public final class Passthrough {
         Prompt.OPENAI_OPTIONS.stream().filter(variables::has).forEach(named::add);
         Prompt.ANTHROPIC_OPTIONS.stream().filter(variables::has).forEach(named::add);
         return named;
+    }
+
+    /** A message's parts when its content is texts and images; empty for text content. */
+    private static List<Prompt.Part> parts(JsonNode content) {
+        List<Prompt.Part> parts = new ArrayList<>();
+        if (content.isArray()) {
+            content.forEach(part -> parts.add(IMAGE.equals(part.path("type").asText())
+                    ? Prompt.Part.image(part.path("url").asText(), part.path("detail").asText(null))
+                    : Prompt.Part.text(part.path("text").asText())));
+        }
+        return parts;
     }
 
     private static Map<String, JsonNode> options(JsonNode variables) {

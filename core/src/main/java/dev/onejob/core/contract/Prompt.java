@@ -52,16 +52,49 @@ public record Prompt(String contractId, String system, List<Turn> turns, Double 
     /**
      * One message of the conversation: {@code user}, {@code assistant} or {@code tool}, and its text. An assistant
      * turn may call tools ({@code toolCalls}, empty for none); a tool turn answers one call ({@code toolCallId}),
-     * {@code error} when the tool failed.
+     * {@code error} when the tool failed. A user turn that shows images has its {@code parts}, texts and images in
+     * order (its {@code text} is then the texts alone, one per line, for estimates); {@code parts} is empty for a
+     * message that is text only.
      */
-    public record Turn(String role, String text, List<ToolCall> toolCalls, String toolCallId, boolean error) {
+    public record Turn(String role, String text, List<ToolCall> toolCalls, String toolCallId, boolean error,
+                       List<Part> parts) {
         public Turn {
             toolCalls = List.copyOf(toolCalls);
+            parts = List.copyOf(parts);
+        }
+
+        /** A message without images. */
+        public Turn(String role, String text, List<ToolCall> toolCalls, String toolCallId, boolean error) {
+            this(role, text, toolCalls, toolCallId, error, List.of());
         }
 
         /** A plain text message. */
         public Turn(String role, String text) {
             this(role, text, List.of(), null, false);
+        }
+
+        /** The images of the message, in order. */
+        public long images() {
+            return parts.stream().filter(Part::image).count();
+        }
+    }
+
+    /**
+     * One piece of a user message that shows images, in the caller's order: a text, or an image by its URL (an
+     * {@code http(s)} URL the provider fetches, or a {@code data:image/...;base64,} URL carrying the image), with
+     * OpenAI's {@code detail} ({@code auto}, {@code low}, {@code high}; null when the caller sent none).
+     */
+    public record Part(String text, String imageUrl, String detail) {
+        public static Part text(String text) {
+            return new Part(text, null, null);
+        }
+
+        public static Part image(String url, String detail) {
+            return new Part(null, url, detail);
+        }
+
+        public boolean image() {
+            return imageUrl != null;
         }
     }
 

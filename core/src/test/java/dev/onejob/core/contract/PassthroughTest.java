@@ -134,6 +134,39 @@ class PassthroughTest {
     }
 
     @Test
+    void aUsersImagesArePartsInOrderAndEachReservesItsAllowance() {
+        // given a user message showing two images between texts
+        JsonNode variables = Json.parse("""
+                {"messages":[{"role":"user","content":[{"type":"text","text":"Compare"},
+                  {"type":"image","url":"https://example.com/a.png","detail":"high"},{"type":"text","text":"with"},
+                  {"type":"image","url":"data:image/png;base64,iVBORw0KGgo="}]}]}""");
+
+        // when
+        Prompt prompt = passthrough.prompt(variables);
+
+        // then the turn keeps them in order, its text is the texts alone, and each image reserves its allowance
+        assertEquals(List.of(), passthrough.variableProblems(variables));
+        Prompt.Turn turn = prompt.turns().get(0);
+        assertEquals(List.of(Prompt.Part.text("Compare"), Prompt.Part.image("https://example.com/a.png", "high"),
+                Prompt.Part.text("with"), Prompt.Part.image("data:image/png;base64,iVBORw0KGgo=", null)),
+                turn.parts());
+        assertEquals("Compare\nwith", turn.text());
+        JsonNode textOnly = Json.parse("{\"messages\":[{\"role\":\"user\",\"content\":\"Compare\\nwith\"}]}");
+        assertEquals(2 * dev.onejob.core.billing.JobCost.IMAGE_TOKENS,
+                dev.onejob.core.billing.JobCost.inputBound(passthrough, variables)
+                        - dev.onejob.core.billing.JobCost.inputBound(passthrough, textOnly));
+
+        // and an image anywhere but a user message, or a URL of another kind, is refused
+        List<String> assistant = passthrough.variableProblems(Json.parse("""
+                {"messages":[{"role":"user","content":"Hi"},
+                  {"role":"assistant","content":[{"type":"text","text":"x"}]}]}"""));
+        assertTrue(String.join("\n", assistant).contains("only a user message shows images"), assistant.toString());
+        List<String> file = passthrough.variableProblems(Json.parse("""
+                {"messages":[{"role":"user","content":[{"type":"image","url":"file:///etc/passwd"}]}]}"""));
+        assertTrue(String.join("\n", file).contains("url: does not match"), file.toString());
+    }
+
+    @Test
     void aJsonObjectCallAsksForAnyObjectAndMustSayJson() {
         // given a call asking for any JSON object
         JsonNode variables = Json.parse("""

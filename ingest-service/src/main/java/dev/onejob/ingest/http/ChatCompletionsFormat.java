@@ -16,14 +16,14 @@ import java.util.Set;
  *
  * <p>Passes through {@code messages} ({@code system} and {@code developer} messages become the system text;
  * {@code user}, {@code assistant} and {@code tool} messages the conversation, an assistant's {@code tool_calls}
- * included; text content only), {@code tools} (functions), {@code tool_choice}, {@code parallel_tool_calls},
+ * included; text content, and a user's {@code image_url} parts), {@code tools} (functions), {@code tool_choice}, {@code parallel_tool_calls},
  * {@code temperature}, {@code top_p}, {@code max_tokens} or {@code max_completion_tokens}, {@code stop}, and
  * {@code response_format} ({@code text}, {@code json_object} for any JSON object, or {@code json_schema}, whose
  * schema becomes the job's output schema), and
  * {@code seed}, {@code frequency_penalty} and {@code presence_penalty}, which route the job to OpenAI-protocol
  * providers only.
  * Accepts and ignores {@code user}, {@code metadata}, {@code store} and {@code n: 1}. Refuses anything else
- * (logprobs, more than one choice, legacy {@code functions}, images) with the parameter named.
+ * (logprobs, more than one choice, legacy {@code functions}, audio and file parts) with the parameter named.
  */
 final class ChatCompletionsFormat implements DropInFormat {
     private static final Set<String> PASSED = Set.of("model", "messages", "temperature", "top_p", "max_tokens",
@@ -91,6 +91,11 @@ final class ChatCompletionsFormat implements DropInFormat {
                     }
                     boolean calls = "assistant".equals(role) && message.hasNonNull("tool_calls");
                     JsonNode content = message.get("content");
+                    if ("user".equals(role) && DropInImages.shown(content, false)) {
+                        turns.addObject().put("role", role).set("content",
+                                DropInImages.fromOpenAi(content, where, problems));
+                        continue;
+                    }
                     String text = calls && (content == null || content.isNull()) ? ""
                             : DropInFormat.text(content, where, problems);
                     if (text != null) {

@@ -45,6 +45,37 @@ class DropInFormatTest {
     }
 
     @Test
+    void aUsersImagesBecomeTheSameNeutralPartsFromEitherFormat() {
+        // when one message with a text, a data URL image and a linked image comes in each format
+        DropInFormat.Call openAi = DropInApi.OPENAI.read(Json.parse("""
+                {"model":"fast","messages":[{"role":"user","content":[{"type":"text","text":"Compare"},
+                  {"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}},
+                  {"type":"image_url","image_url":{"url":"https://example.com/b.jpg"}}]}]}"""));
+        DropInFormat.Call anthropic = DropInApi.ANTHROPIC.read(Json.parse("""
+                {"model":"fast","max_tokens":10,"messages":[{"role":"user","content":[{"type":"text","text":"Compare"},
+                  {"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}},
+                  {"type":"image","source":{"type":"url","url":"https://example.com/b.jpg"}}]}]}"""));
+
+        // then both are the same parts, in order
+        JsonNode parts = Json.parse("""
+                [{"type":"text","text":"Compare"},{"type":"image","url":"data:image/png;base64,iVBORw0KGgo="},
+                 {"type":"image","url":"https://example.com/b.jpg"}]""");
+        assertEquals(List.of(), openAi.problems());
+        assertEquals(List.of(), anthropic.problems());
+        assertEquals(parts, openAi.variables().at("/messages/0/content"));
+        assertEquals(parts, anthropic.variables().at("/messages/0/content"));
+
+        // and what no provider of the other protocol could read is refused by name
+        DropInFormat.Call refused = DropInApi.ANTHROPIC.read(Json.parse("""
+                {"model":"fast","max_tokens":10,"messages":[{"role":"user","content":[
+                  {"type":"image","source":{"type":"file","file_id":"file_1"}},
+                  {"type":"image","source":{"type":"base64","media_type":"image/bmp","data":"Qk0="}}]}]}"""));
+        String all = String.join("\n", refused.problems());
+        assertTrue(all.contains("content[0].source.type must be 'base64' or 'url'"), all);
+        assertTrue(all.contains("content[1].source must be an http(s) URL or a data:image/"), all);
+    }
+
+    @Test
     void aJsonObjectResponseFormatAsksForAnyObject() {
         // when
         DropInFormat.Call call = DropInApi.OPENAI.read(Json.parse("""
@@ -62,13 +93,13 @@ class DropInFormatTest {
     void whatCannotBePassedThroughFaithfullyIsRefusedByName() {
         // when
         DropInFormat.Call call = DropInApi.OPENAI.read(Json.parse("""
-                {"model":"fast","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"x"}}]},
+                {"model":"fast","messages":[{"role":"user","content":[{"type":"input_audio","input_audio":{}}]},
                   {"role":"tool","content":"42"}],"tools":[],"logprobs":true,"n":2,
                  "response_format":{"type":"json_html"},"stream_options":{"include_usage":true}}"""));
 
         // then each is named
         String all = String.join("\n", call.problems());
-        for (String named : List.of("tools", "logprobs", "'n' must be 1", "image_url", "tool_call_id", "response_format",
+        for (String named : List.of("tools", "logprobs", "'n' must be 1", "input_audio", "tool_call_id", "response_format",
                 "'stream_options' is only allowed")) {
             assertTrue(all.contains(named), named + " in " + all);
         }

@@ -135,7 +135,7 @@ final class WorkerFixture implements AutoCloseable {
                 for (OutboxEvent event : events) {
                     acks.add(producer.send(new ProducerRecord<>(event.topic(),
                             event.messageKey().getBytes(StandardCharsets.UTF_8),
-                            Json.write(event.payload()).getBytes(StandardCharsets.UTF_8))));
+                            event.payload().getBytes(StandardCharsets.UTF_8))));
                 }
             }
             for (Future<?> ack : acks) {

@@ -77,6 +77,19 @@ class OutboxRelayIT {
                 r -> jobId.toString().equals(TopicProbe.text(r.key())), 1, Duration.ofSeconds(20));
     }
 
+    /** Queues a race record for {@code key}: a topic the relay publishes in Kafka transactions, exactly once. */
+    private UUID queueRaceRecord() {
+        UUID key = UUID.randomUUID();
+        ingest.database.inTransaction(c -> OutboxStore.enqueue(c, Topics.RACE_AUDIT, "relay-" + key, key.toString(),
+                Json.object().put("relay_test", key.toString()), 1));
+        return key;
+    }
+
+    private List<ConsumerRecord<byte[], byte[]>> raceRecordsOf(UUID key) {
+        return TopicProbe.await(ingest.bootstrap, Topics.RACE_AUDIT.name(),
+                r -> key.toString().equals(TopicProbe.text(r.key())), 1, Duration.ofSeconds(20));
+    }
+
     private void drainUntilSent(UUID jobId) {
         try (OutboxRelay healthy = relay("healthy-relay-" + UUID.randomUUID(), OutboxRelay.Hooks.NONE,
                 OutboxRelay.DEFAULT_LEASE)) {
@@ -89,9 +102,8 @@ class OutboxRelayIT {
 
     @Test
     void aRelayKilledAfterTheKafkaCommitAndBeforeTheMarkIsNotFollowedByASecondCopy() {
-        // given a job whose attempt command is queued
-        SubmitOutcome.Created created = newJob();
-        UUID jobId = created.job().id();
+        // given a race record queued (its topic is published in Kafka transactions)
+        UUID jobId = queueRaceRecord();
 
         // when a relay (lease 1 s) commits the Kafka transaction and dies before marking the row sent
         try (OutboxRelay crashing = relay("crash-after-commit-" + UUID.randomUUID(), new OutboxRelay.Hooks() {
@@ -116,20 +128,50 @@ class OutboxRelayIT {
         }
         assertEquals(1, unsentFor(jobId));
 
-        // then, once its lease runs out, another relay finds the command on the topic and only marks it sent
+        // then, once its lease runs out, another relay finds the record on the topic and only marks it sent
         drainUntilSent(jobId);
-        var commands = commandsOf(jobId);
-        assertEquals(1, commands.size(), "read_committed consumers see the command exactly once");
-        assertTrue(TopicProbe.text(commands.get(0).value()).contains(created.firstAttempt().id().toString()));
-        assertEquals("attempt-commands/" + created.firstAttempt().id(), new String(
-                commands.get(0).headers().lastHeader(Headers.EVENT_ID).value()));
+        var records = raceRecordsOf(jobId);
+        assertEquals(1, records.size(), "read_committed consumers see the record exactly once");
+        assertTrue(TopicProbe.text(records.get(0).value()).contains(jobId.toString()));
+        assertEquals("race-audit/relay-" + jobId, new String(
+                records.get(0).headers().lastHeader(Headers.EVENT_ID).value()));
+    }
+
+    @Test
+    void aRelayKilledAfterACommandIsAcknowledgedSendsItAgainUnderTheSameEventId() {
+        // given a job whose attempt command is queued (commands go without a Kafka transaction: at least once)
+        SubmitOutcome.Created created = newJob();
+        UUID jobId = created.job().id();
+
+        // when a relay (lease 1 s) has the command acknowledged and dies before marking the row sent
+        try (OutboxRelay crashing = relay("crash-after-ack-" + UUID.randomUUID(), new OutboxRelay.Hooks() {
+            @Override
+            public void afterKafkaCommit(List<OutboxEvent> events) {
+                if (!events.isEmpty()) {
+                    throw new IllegalStateException("killed between the acknowledgement and the mark");
+                }
+            }
+        }, Duration.ofSeconds(1))) {
+            assertThrows(IllegalStateException.class, crashing::relayOnce);
+        }
+        assertEquals(1, unsentFor(jobId));
+
+        // then the next relay sends it again once the lease runs out: two copies of one event, which a worker
+        // tells apart by the attempt's state (the start is a conditional write; AttemptWorkerIT plays redelivery)
+        drainUntilSent(jobId);
+        var commands = TopicProbe.await(ingest.bootstrap, Topics.ATTEMPT_COMMANDS.name(),
+                r -> jobId.toString().equals(TopicProbe.text(r.key())), 2, Duration.ofSeconds(20));
+        assertEquals(2, commands.size());
+        for (var command : commands) {
+            assertEquals("attempt-commands/" + created.firstAttempt().id(), new String(
+                    command.headers().lastHeader(Headers.EVENT_ID).value()));
+        }
     }
 
     @Test
     void aRelayPausedPastItsLeaseCannotPublishRowsAnotherRelayTookOver() throws Exception {
-        // given a job whose attempt command is queued, and a relay (lease 500 ms) that stalls right before its commit
-        SubmitOutcome.Created created = newJob();
-        UUID jobId = created.job().id();
+        // given a race record queued, and a relay (lease 500 ms) that stalls right before its commit
+        UUID jobId = queueRaceRecord();
         CountDownLatch stalled = new CountDownLatch(1);
         CountDownLatch resume = new CountDownLatch(1);
         try (OutboxRelay paused = relay("paused-" + UUID.randomUUID(), new OutboxRelay.Hooks() {
@@ -156,7 +198,7 @@ class OutboxRelayIT {
             assertEquals(0, settledByThePausedOne);
         }
         // the paused relay's transaction is settled by now (aborted); the probe reads on past the first copy
-        assertEquals(1, commandsOf(jobId).size(), "read_committed consumers see the command exactly once");
+        assertEquals(1, raceRecordsOf(jobId).size(), "read_committed consumers see the record exactly once");
     }
 
     @Test
@@ -164,27 +206,34 @@ class OutboxRelayIT {
         // given a row too large for any topic (over the producers' request limit, the largest answer onejob carries
         // and its envelope), then a good one
         UUID poisonKey = UUID.randomUUID();
-        ingest.database.inTransaction(c -> OutboxStore.enqueue(c, Topics.JOB_RESULTS, "poison-" + poisonKey,
-                poisonKey.toString(), Json.object().put("blob", "x".repeat(
-                        KafkaConfig.MAX_ANSWER_RECORD_BYTES + 1024 * 1024)), 1));
+        // on each path: a result (sent in a transaction) and a command (sent without one)
+        UUID poisonCommandKey = UUID.randomUUID();
+        ingest.database.inTransaction(c -> {
+            OutboxStore.enqueue(c, Topics.JOB_RESULTS, "poison-" + poisonKey, poisonKey.toString(),
+                    Json.object().put("blob", "x".repeat(KafkaConfig.MAX_ANSWER_RECORD_BYTES + 1024 * 1024)), 1);
+            return OutboxStore.enqueue(c, Topics.ATTEMPT_COMMANDS, "poison-" + poisonCommandKey,
+                    poisonCommandKey.toString(), Json.object().put("blob", "x".repeat(
+                            KafkaConfig.MAX_ANSWER_RECORD_BYTES + 1024 * 1024)), 1);
+        });
         SubmitOutcome.Created created = newJob();
 
         // when relays run
         drainUntilSent(created.job().id());
 
-        // then the good row went out, and the poison one is set aside with the broker's reason, not retried
+        // then the good row went out, and each poison one is set aside with the broker's reason, not retried
         assertEquals(1, commandsOf(created.job().id()).size());
-        var parked = ingest.database.inTransaction(c -> OutboxStatus.parked(c, 100)).stream()
-                .filter(p -> p.messageKey().equals(poisonKey.toString())).toList();
-        assertEquals(1, parked.size());
-        assertTrue(parked.get(0).reason().contains("RecordTooLargeException"), parked.get(0).reason());
-        assertEquals(1, unsentFor(poisonKey), "parked, not sent");
+        for (UUID key : List.of(poisonKey, poisonCommandKey)) {
+            var parked = ingest.database.inTransaction(c -> OutboxStatus.parked(c, 100)).stream()
+                    .filter(p -> p.messageKey().equals(key.toString())).toList();
+            assertEquals(1, parked.size(), key.toString());
+            assertTrue(parked.get(0).reason().contains("RecordTooLargeException"), parked.get(0).reason());
+            assertEquals(1, unsentFor(key), "parked, not sent");
+        }
     }
 
     @Test
-    void aRelayKilledBeforeTheKafkaCommitShowsNothingAndTheCommandIsPublishedLaterOnce() {
-        SubmitOutcome.Created created = newJob();
-        UUID jobId = created.job().id();
+    void aRelayKilledBeforeTheKafkaCommitShowsNothingAndTheRecordIsPublishedLaterOnce() {
+        UUID jobId = queueRaceRecord();
 
         try (OutboxRelay crashing = relay("crash-before-commit-" + UUID.randomUUID(), new OutboxRelay.Hooks() {
             @Override
@@ -197,15 +246,17 @@ class OutboxRelayIT {
         assertEquals(1, unsentFor(jobId));
 
         drainUntilSent(jobId);
-        assertEquals(1, commandsOf(jobId).size(), "the aborted copy is invisible; the later one is seen once");
+        assertEquals(1, raceRecordsOf(jobId).size(), "the aborted copy is invisible; the later one is seen once");
     }
 
     @Test
     void twoRelaysClaimingAtOnceSendEachRowOnce() throws Exception {
-        // given 200 queued commands and no relay running
+        // given 100 queued commands and 100 race records, and no relay running
         List<UUID> jobs = new ArrayList<>();
-        for (int i = 0; i < 200; i++) {
+        List<UUID> races = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
             jobs.add(newJob().job().id());
+            races.add(queueRaceRecord());
         }
 
         // when two relays drain the outbox at the same time
@@ -216,12 +267,17 @@ class OutboxRelayIT {
         a.close();
         b.close();
 
-        // then together they sent every row, each exactly once
+        // then together they sent every row, each exactly once (the lease gives each row to one relay; a command
+        // goes twice only when a relay dies between its acknowledgement and its mark)
         Set<String> wanted = new HashSet<>();
         jobs.forEach(j -> wanted.add(j.toString()));
+        races.forEach(r -> wanted.add(r.toString()));
         var commands = TopicProbe.await(ingest.bootstrap, Topics.ATTEMPT_COMMANDS.name(),
-                r -> wanted.contains(TopicProbe.text(r.key())), 200, Duration.ofSeconds(30));
-        assertEquals(200, commands.size());
+                r -> wanted.contains(TopicProbe.text(r.key())), 100, Duration.ofSeconds(30));
+        var records = TopicProbe.await(ingest.bootstrap, Topics.RACE_AUDIT.name(),
+                r -> wanted.contains(TopicProbe.text(r.key())), 100, Duration.ofSeconds(30));
+        assertEquals(100, commands.size());
+        assertEquals(100, records.size());
         assertTrue(sent.get(0) + sent.get(1) >= 200);
     }
 

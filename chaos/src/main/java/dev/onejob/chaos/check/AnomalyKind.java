@@ -79,8 +79,6 @@ public enum AnomalyKind implements WireName {
     STUCK,
     /** A started attempt without an attempt-commands record. */
     ATTEMPT_COMMAND_MISSING,
-    /** An attempt with more than one attempt-commands record. */
-    ATTEMPT_COMMAND_DUPLICATED,
     /** A record on a checked topic that could not be read, so the checks could not see it. */
     UNREADABLE_RECORD
 }

@@ -241,16 +241,17 @@ final class AttemptChecks {
         Map<String, Integer> commands = new HashMap<>();
         run.commands().stream().filter(c -> attempts.containsKey(c.attemptId()))
                 .forEach(c -> commands.merge(c.attemptId(), 1, Integer::sum));
+        long repeated = 0;
         for (AttemptRow attempt : attempts.values()) {
             int count = commands.getOrDefault(attempt.id(), 0);
             if (count == 0 && attempt.startedAt() != null) {
                 report.anomaly(AnomalyKind.ATTEMPT_COMMAND_MISSING, "attempt " + attempt.id(),
                         "started (" + attempt.status() + ") without an attempt-commands record");
             } else if (count > 1) {
-                report.anomaly(AnomalyKind.ATTEMPT_COMMAND_DUPLICATED, "attempt " + attempt.id(),
-                        count + " attempt-commands records");
+                repeated++;
             }
         }
+        report.figure(RunFigures.COMMANDS_REPEATED, repeated);
     }
 
     /** Jobs waiting for a person: NEEDS_ACTION, or UNKNOWN with an UNKNOWN attempt to resolve. */

@@ -18,6 +18,12 @@ import java.util.function.Predicate;
 public final class RunFigures {
     /** Dead letters naming a source record already dead-lettered (a redelivery after a crash, not a second poison). */
     public static final String DEAD_LETTERS_REPEATED = "dead letters repeated for one source record";
+    /**
+     * Attempts whose command reached attempt-commands more than once: commands are relayed at least once (a relay
+     * killed between the broker's acknowledgement and its mark sends the row again), and a copy starts nothing, which
+     * the double-call and call-without-start checks hold.
+     */
+    public static final String COMMANDS_REPEATED = "attempt commands relayed more than once";
     /** Jobs with paid calls (answers billed) for more than one of their attempts, explained or not. */
     public static final String JOBS_PAID_TWICE = "jobs paid more than once";
     /**

@@ -64,7 +64,7 @@ public final class OutboxLeases {
                 try (ResultSet rows = claim.executeQuery()) {
                     while (rows.next()) {
                         events.add(new OutboxEvent(rows.getLong(1), rows.getString(2), rows.getString(3),
-                                Json.parse(rows.getString(4)), headers(Json.parse(rows.getString(5))), rows.getInt(6),
+                                rows.getString(4), headers(Json.parse(rows.getString(5))), rows.getInt(6),
                                 rows.getTimestamp(7).toInstant()));
                     }
                 }

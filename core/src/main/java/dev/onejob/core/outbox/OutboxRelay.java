@@ -2,7 +2,6 @@ package dev.onejob.core.outbox;
 
 import dev.onejob.core.db.Database;
 import dev.onejob.core.db.DatabaseConfig;
-import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.Groups;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.service.Loops;
@@ -46,7 +45,8 @@ import org.slf4j.LoggerFactory;
  * </ol>
  * A crash before the Kafka commit aborts the transaction (invisible to read_committed consumers) and the rows are
  * published again once the lease runs out; a crash after it finds them on the topic. Nothing is lost, nothing is
- * seen twice. The relay sleeps on PostgreSQL's {@code LISTEN outbox_inserted} and wakes as soon as an event is queued.
+ * seen twice. Attempt commands take a shorter path without a transaction ({@link UntransactedSends}): at least once,
+ * since a second copy of one starts nothing. The relay sleeps on PostgreSQL's {@code LISTEN outbox_inserted} and wakes as soon as an event is queued.
  */
 public final class OutboxRelay implements Loops.Loop {
     private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
@@ -79,6 +79,7 @@ public final class OutboxRelay implements Loops.Loop {
     private final PublishedEvents published;
     private final AtomicBoolean running = new AtomicBoolean(true);
     private KafkaProducer<String, byte[]> producer;
+    private final UntransactedSends untransactedSends;
 
     public OutboxRelay(Database database, DatabaseConfig databaseConfig, KafkaConfig kafka, String clientId,
                        MeterRegistry metrics, Hooks hooks, Duration lease) {
@@ -94,6 +95,7 @@ public final class OutboxRelay implements Loops.Loop {
         this.lease = lease;
         this.published = new PublishedEvents(kafka, clientId + "-verifier");
         this.producer = newProducer();
+        this.untransactedSends = new UntransactedSends(database, kafka, clientId, relayed, parked);
     }
 
     /** One transactional id per relay: a restarted relay with the same id fences its dead predecessor. */
@@ -136,6 +138,7 @@ public final class OutboxRelay implements Loops.Loop {
         } finally {
             closeQuietly(listener);
             producer.close(Duration.ofSeconds(5));
+            untransactedSends.close();
             published.close();
         }
     }
@@ -153,6 +156,16 @@ public final class OutboxRelay implements Loops.Loop {
         if (leased.isEmpty()) {
             return 0;
         }
+        List<OutboxEvent> untransacted = new ArrayList<>();
+        List<OutboxEvent> transacted = new ArrayList<>(leased.size());
+        leased.forEach(event -> (UntransactedSends.TOPICS.contains(event.topic()) ? untransacted : transacted)
+                .add(event));
+        int settled = untransacted.isEmpty() ? 0 : untransactedSends.publish(untransacted, holder, hooks);
+        return transacted.isEmpty() ? settled : settled + relayTransacted(transacted, holder);
+    }
+
+    /** The transactional round of {@link #relayOnce} for the leased rows of every other topic. */
+    private int relayTransacted(List<OutboxEvent> leased, UUID holder) {
         List<OutboxEvent> toSend = new ArrayList<>(leased.size());
         for (OutboxEvent event : leased) {
             if (event.publishAttempts() > 1 && published.contains(event)) {
@@ -174,10 +187,7 @@ public final class OutboxRelay implements Loops.Loop {
         try {
             producer.beginTransaction();
             for (OutboxEvent event : events) {
-                ProducerRecord<String, byte[]> record = new ProducerRecord<>(event.topic(), event.messageKey(),
-                        Json.write(event.payload()).getBytes(StandardCharsets.UTF_8));
-                event.headers().forEach((k, v) -> record.headers().add(k, v.getBytes(StandardCharsets.UTF_8)));
-                sends.add(producer.send(record));
+                sends.add(producer.send(record(event)));
             }
             hooks.beforeKafkaCommit(events);
             int marked = database.inTransaction(connection -> {
@@ -217,6 +227,14 @@ public final class OutboxRelay implements Loops.Loop {
             }
             return refused;
         }
+    }
+
+    /** An event as a Kafka record: its key, its stored JSON text as the value, its headers. */
+    static ProducerRecord<String, byte[]> record(OutboxEvent event) {
+        ProducerRecord<String, byte[]> record = new ProducerRecord<>(event.topic(), event.messageKey(),
+                event.payload().getBytes(StandardCharsets.UTF_8));
+        event.headers().forEach((k, v) -> record.headers().add(k, v.getBytes(StandardCharsets.UTF_8)));
+        return record;
     }
 
     /** The rows of a lease were taken over by another relay before this one could commit. */

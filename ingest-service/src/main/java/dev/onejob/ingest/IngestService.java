@@ -104,7 +104,7 @@ public final class IngestService implements ServiceMain.Service {
         KafkaPrincipals principals = config.principalsFile() == null ? KafkaPrincipals.NONE
                 : KafkaPrincipals.load(config.principalsFile());
         if (config.relay()) {
-            OutboxHost.start(loops, database, config.database(), kafka, config.instanceId(), metrics.registry(),
+            OutboxHost.start(loops, database, kafka, config.instanceId(), metrics.registry(),
                     relayHooks, config.outboxRetention());
             if (!config.archiveAfter().isZero()) {
                 loops.start("key-retention", new KeyRetention(database, policies, config.archiveAfter(),

@@ -90,7 +90,7 @@ final class IngestFixture {
 
     synchronized void startRelay() {
         if (relayThread == null) {
-            relay = new OutboxRelay(database, databaseConfig, new KafkaConfig(bootstrap), "test-relay", relayMetrics.registry(),
+            relay = new OutboxRelay(database, new KafkaConfig(bootstrap), "test-relay", relayMetrics.registry(),
                     OutboxRelay.Hooks.NONE, OutboxRelay.DEFAULT_LEASE);
             relayThread = new Thread(relay, "test-relay");
             relayThread.setDaemon(true);

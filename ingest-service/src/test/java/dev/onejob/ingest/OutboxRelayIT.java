@@ -68,7 +68,7 @@ class OutboxRelayIT {
     }
 
     private OutboxRelay relay(String name, OutboxRelay.Hooks hooks, Duration lease) {
-        return new OutboxRelay(ingest.database, ingest.databaseConfig, new KafkaConfig(ingest.bootstrap), name,
+        return new OutboxRelay(ingest.database, new KafkaConfig(ingest.bootstrap), name,
                 new SimpleMeterRegistry(), hooks, lease);
     }
 

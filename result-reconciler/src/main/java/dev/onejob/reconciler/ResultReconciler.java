@@ -82,7 +82,7 @@ public final class ResultReconciler implements AutoCloseable {
     public void start() {
         // The relay first: loops stop in reverse order, so it stops last and publishes what the consumers wrote.
         if (config.relay()) {
-            OutboxHost.start(loops, database, config.database(), config.kafka(), config.instanceId(),
+            OutboxHost.start(loops, database, config.kafka(), config.instanceId(),
                     metrics.registry(), OutboxRelay.Hooks.NONE, config.outboxRetention());
         }
         for (int i = 0; i < config.completionThreads(); i++) {

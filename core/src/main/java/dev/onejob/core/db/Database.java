@@ -4,6 +4,8 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 
@@ -14,6 +16,8 @@ import org.flywaydb.core.Flyway;
  * replayed.
  */
 public final class Database implements AutoCloseable {
+    /** The actions to run after the commit of the transaction this thread is in; null outside one. */
+    private static final ThreadLocal<List<Runnable>> AFTER_COMMIT = new ThreadLocal<>();
     private static final int MAX_TRIES = 5;
 
     private final DataSource dataSource;
@@ -69,14 +73,38 @@ public final class Database implements AutoCloseable {
         T run(Connection connection) throws SQLException;
     }
 
+    /**
+     * Runs {@code action} once the transaction this thread is in ({@link #inTransaction}) has committed, and never if
+     * it rolls back; outside a transaction, at once. An action must be quick and must not throw: it runs on the
+     * committing thread (an outbox wake-up, a signal to another thread).
+     */
+    public static void afterCommit(Runnable action) {
+        List<Runnable> actions = AFTER_COMMIT.get();
+        if (actions == null) {
+            action.run();
+        } else if (!actions.contains(action)) {
+            actions.add(action);
+        }
+    }
+
     public <T> T inTransaction(TransactionBody<T> body) {
+        // A transaction opened inside another (its own connection) runs its own actions after its own commit.
+        List<Runnable> outer = AFTER_COMMIT.get();
         SQLException last = null;
         for (int attempt = 1; attempt <= MAX_TRIES; attempt++) {
             try (Connection connection = dataSource.getConnection()) {
                 connection.setAutoCommit(false);
+                List<Runnable> actions = new ArrayList<>(1);
+                AFTER_COMMIT.set(actions);
                 try {
-                    T value = body.run(connection);
-                    connection.commit();
+                    T value;
+                    try {
+                        value = body.run(connection);
+                        connection.commit();
+                    } finally {
+                        restore(outer);
+                    }
+                    actions.forEach(Runnable::run);
                     return value;
                 } catch (SQLException | RuntimeException e) {
                     rollback(connection, e);
@@ -103,6 +131,14 @@ public final class Database implements AutoCloseable {
             connection.rollback();
         } catch (SQLException e) {
             failure.addSuppressed(e);
+        }
+    }
+
+    private static void restore(List<Runnable> outer) {
+        if (outer == null) {
+            AFTER_COMMIT.remove();
+        } else {
+            AFTER_COMMIT.set(outer);
         }
     }
 

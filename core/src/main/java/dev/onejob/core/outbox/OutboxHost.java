@@ -1,7 +1,6 @@
 package dev.onejob.core.outbox;
 
 import dev.onejob.core.db.Database;
-import dev.onejob.core.db.DatabaseConfig;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.service.Loops;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -21,9 +20,9 @@ public final class OutboxHost {
      *
      * @param retention how long published rows are kept; zero runs no pruner
      */
-    public static void start(Loops loops, Database database, DatabaseConfig databaseConfig, KafkaConfig kafka,
+    public static void start(Loops loops, Database database, KafkaConfig kafka,
                              String instanceId, MeterRegistry metrics, OutboxRelay.Hooks hooks, Duration retention) {
-        loops.start("outbox-relay", new OutboxRelay(database, databaseConfig, kafka, instanceId + "-relay", metrics,
+        loops.start("outbox-relay", new OutboxRelay(database, kafka, instanceId + "-relay", metrics,
                 hooks, OutboxRelay.DEFAULT_LEASE));
         if (!retention.isZero()) {
             loops.start("outbox-pruner", new OutboxPruner(database, retention));

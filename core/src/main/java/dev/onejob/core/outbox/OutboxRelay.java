@@ -1,17 +1,12 @@
 package dev.onejob.core.outbox;
 
 import dev.onejob.core.db.Database;
-import dev.onejob.core.db.DatabaseConfig;
 import dev.onejob.core.kafka.Groups;
 import dev.onejob.core.kafka.KafkaConfig;
 import dev.onejob.core.service.Loops;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +24,6 @@ import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.postgresql.PGConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,12 +40,13 @@ import org.slf4j.LoggerFactory;
  * A crash before the Kafka commit aborts the transaction (invisible to read_committed consumers) and the rows are
  * published again once the lease runs out; a crash after it finds them on the topic. Nothing is lost, nothing is
  * seen twice. Attempt commands take a shorter path without a transaction ({@link UntransactedSends}): at least once,
- * since a second copy of one starts nothing. The relay sleeps on PostgreSQL's {@code LISTEN outbox_inserted} and wakes as soon as an event is queued.
+ * since a second copy of one starts nothing. An idle relay sleeps until this process commits an event ({@link OutboxWakeup}), or 200 ms at most.
  */
 public final class OutboxRelay implements Loops.Loop {
     private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
     private static final int BATCH = 500;
-    private static final Duration IDLE_WAIT = Duration.ofSeconds(1);
+    /** How long an idle relay waits for a wake-up before it looks anyway (events of other processes, due ones). */
+    private static final Duration IDLE_WAIT = Duration.ofMillis(200);
     /** Longer than the producer's transaction timeout: a lease never runs out while its transaction can commit. */
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(60);
     private static final int TRANSACTION_TIMEOUT_MS = 20_000;
@@ -69,7 +64,6 @@ public final class OutboxRelay implements Loops.Loop {
     }
 
     private final Database database;
-    private final DatabaseConfig databaseConfig;
     private final KafkaConfig kafka;
     private final String clientId;
     private final Counter relayed;
@@ -81,10 +75,9 @@ public final class OutboxRelay implements Loops.Loop {
     private KafkaProducer<String, byte[]> producer;
     private final UntransactedSends untransactedSends;
 
-    public OutboxRelay(Database database, DatabaseConfig databaseConfig, KafkaConfig kafka, String clientId,
+    public OutboxRelay(Database database, KafkaConfig kafka, String clientId,
                        MeterRegistry metrics, Hooks hooks, Duration lease) {
         this.database = database;
-        this.databaseConfig = databaseConfig;
         this.kafka = kafka;
         this.clientId = clientId;
         this.relayed = Counter.builder("onejob_outbox_relayed").description("outbox events published to Kafka")
@@ -113,30 +106,29 @@ public final class OutboxRelay implements Loops.Loop {
 
     @Override
     public void run() {
-        Connection listener = null;
         try {
+            long seen = OutboxWakeup.generation();
             while (running.get()) {
                 try {
-                    if (listener == null) {
-                        listener = listen();
-                    }
                     int sent = relayOnce();
                     if (sent < BATCH) {
-                        // Nothing more right now: sleep until a transaction queues an event (or a second passes).
-                        listener.unwrap(PGConnection.class).getNotifications((int) IDLE_WAIT.toMillis());
+                        // Nothing more right now: sleep until this process commits an event, or until the poll for
+                        // events other processes queued and deferred ones that came due.
+                        seen = OutboxWakeup.awaitAfter(seen, IDLE_WAIT);
+                    } else {
+                        seen = OutboxWakeup.generation();
                     }
-                } catch (SQLException | RuntimeException e) {
+                } catch (RuntimeException e) {
                     if (!running.get()) {
                         break;
                     }
                     log.warn("event=relay_error error=\"{}\" action=retry_in_1s", e.toString());
-                    closeQuietly(listener);
-                    listener = null;
                     pause();
                 }
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } finally {
-            closeQuietly(listener);
             producer.close(Duration.ofSeconds(5));
             untransactedSends.close();
             published.close();
@@ -259,30 +251,11 @@ public final class OutboxRelay implements Loops.Loop {
         }
     }
 
-    private Connection listen() throws SQLException {
-        Connection connection = DriverManager.getConnection(databaseConfig.jdbcUrl(), databaseConfig.user(),
-                databaseConfig.password());
-        try (Statement statement = connection.createStatement()) {
-            statement.execute("LISTEN outbox_inserted");
-        }
-        return connection;
-    }
-
     private static void pause() {
         try {
             Thread.sleep(1000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    private static void closeQuietly(Connection connection) {
-        if (connection != null) {
-            try {
-                connection.close();
-            } catch (SQLException ignored) {
-                // Closing a broken connection: nothing left to do.
-            }
         }
     }
 

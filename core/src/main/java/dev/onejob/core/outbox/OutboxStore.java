@@ -3,6 +3,7 @@ package dev.onejob.core.outbox;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.events.Headers;
+import dev.onejob.core.db.Database;
 import dev.onejob.core.json.Json;
 import dev.onejob.core.kafka.Topic;
 import java.sql.Connection;
@@ -57,6 +58,9 @@ public final class OutboxStore {
     private static final String SELECT_EVENTS_OF_KEY =
             "SELECT dedupe_key, payload::text FROM outbox WHERE topic = ? AND message_key = ? ORDER BY id";
 
+    /** Wakes this process's relays once the queuing transaction commits ({@link OutboxWakeup}). */
+    private static final Runnable WAKE_RELAYS = OutboxWakeup::committed;
+
     private OutboxStore() {
     }
 
@@ -68,6 +72,7 @@ public final class OutboxStore {
                                   String messageKey, JsonNode payload, int schemaVersion) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(INSERT_EVENT_IF_ABSENT)) {
             bindEvent(statement, topic, dedupeKey, messageKey, payload, schemaVersion);
+            Database.afterCommit(WAKE_RELAYS);
             return statement.executeUpdate() == 1;
         }
     }
@@ -120,6 +125,7 @@ public final class OutboxStore {
             payloads[i] = Json.write(event.payload());
             headers[i] = Json.write(headers(topic, event.dedupeKey(), event.schemaVersion()));
         }
+        Database.afterCommit(WAKE_RELAYS);
         try (PreparedStatement statement = connection.prepareStatement(INSERT_EVENTS_IF_ABSENT)) {
             statement.setString(1, topic.name());
             statement.setArray(2, connection.createArrayOf("text", dedupeKeys));

@@ -257,7 +257,8 @@ class DropInIT {
     }
 
     /** A 1x1 PNG, as a caller's app sends a screenshot. */
-    private static final String PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+    private static final String PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6"
+            + "kgAAAABJRU5ErkJggg==";
 
     @Test
     void aUsersImagesReachAProviderOfEitherProtocolInItsOwnShape() {

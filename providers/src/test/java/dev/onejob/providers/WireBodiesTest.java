@@ -53,7 +53,8 @@ class WireBodiesTest {
         assertEquals(Json.parse("""
                 [{"type":"text","text":"What is this?"},
                  {"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo=","detail":"low"}},
-                 {"type":"text","text":"And this?"},{"type":"image_url","image_url":{"url":"https://example.com/cat.jpg"}}]
+                 {"type":"text","text":"And this?"},
+                 {"type":"image_url","image_url":{"url":"https://example.com/cat.jpg"}}]
                 """), openAi.at("/messages/0/content"));
         // OpenAI's detail has no Anthropic counterpart; a data URL becomes a base64 source, a URL a url source
         assertEquals(Json.parse("""

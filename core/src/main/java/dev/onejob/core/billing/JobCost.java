@@ -12,10 +12,10 @@ import java.util.List;
 /**
  * The most a job can cost, reserved against its owner's spend cap when it is accepted. Every provider of its route
  * (target, then fallbacks) is counted once, at its prices, for a call of at most {@link #inputBound} input tokens and
- * the call's {@code max_tokens} output tokens. Byte-level tokenizers never make more tokens than the text has
- * UTF-8 bytes, so the prompt's bytes (system, every message, and the output schema each protocol sends along) plus a
- * fixed allowance for the message framing and for each image ({@link #IMAGE_TOKENS}) bound the input. A provider without prices adds nothing: its calls are not
- * priced at all. Attempts an operator adds beyond the route are not reserved.
+ * the call's {@code max_tokens} output tokens. Byte-level tokenizers never make more tokens than the text has UTF-8
+ * bytes, so the prompt's bytes (system, every message, and the output schema each protocol sends along) plus a fixed
+ * allowance for the message framing and for each image ({@link #IMAGE_TOKENS}) bound the input. A provider without
+ * prices adds nothing: its calls are not priced at all. Attempts an operator adds beyond the route are not reserved.
  */
 public final class JobCost {
     /** Tokens the protocols add around the messages (roles, separators, the tool or schema wrapper). */

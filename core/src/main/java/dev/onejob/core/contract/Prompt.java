@@ -102,7 +102,9 @@ public record Prompt(String contractId, String system, List<Turn> turns, Double 
     public record ToolCall(String id, String name, JsonNode arguments) {
     }
 
-    /** One tool: its name, what it does ("" for nothing said), its parameters' JSON Schema, and OpenAI's strict flag. */
+    /**
+     * One tool: its name, what it does ("" for nothing said), its parameters' JSON Schema, and OpenAI's strict flag.
+     */
     public record Tool(String name, String description, JsonNode parameters, Boolean strict) {
     }
 

@@ -6,7 +6,8 @@ import java.util.Map;
 
 /**
  * One queued outbox event as a relay leases and publishes it ({@link OutboxLeases#lease}): its row id, topic, Kafka
- * key, payload (its JSON text, as stored: sent as it is, never parsed) and headers. {@code publishAttempts > 1} means an earlier claim may have published it already.
+ * key, payload (its JSON text, as stored: sent as it is, never parsed) and headers. {@code publishAttempts > 1} means
+ * an earlier claim may have published it already.
  */
 public record OutboxEvent(long id, String topic, String messageKey, String payload, Map<String, String> headers,
                           int publishAttempts, Instant createdAt) {

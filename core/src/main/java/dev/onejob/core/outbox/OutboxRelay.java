@@ -40,7 +40,8 @@ import org.slf4j.LoggerFactory;
  * A crash before the Kafka commit aborts the transaction (invisible to read_committed consumers) and the rows are
  * published again once the lease runs out; a crash after it finds them on the topic. Nothing is lost, nothing is
  * seen twice. Attempt commands take a shorter path without a transaction ({@link UntransactedSends}): at least once,
- * since a second copy of one starts nothing. An idle relay sleeps until this process commits an event ({@link OutboxWakeup}), or 200 ms at most.
+ * since a second copy of one starts nothing. An idle relay sleeps until this process commits an event
+ * ({@link OutboxWakeup}), or 200 ms at most.
  */
 public final class OutboxRelay implements Loops.Loop {
     private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);

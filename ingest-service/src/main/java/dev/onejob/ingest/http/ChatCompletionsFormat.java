@@ -16,12 +16,11 @@ import java.util.Set;
  *
  * <p>Passes through {@code messages} ({@code system} and {@code developer} messages become the system text;
  * {@code user}, {@code assistant} and {@code tool} messages the conversation, an assistant's {@code tool_calls}
- * included; text content, and a user's {@code image_url} parts), {@code tools} (functions), {@code tool_choice}, {@code parallel_tool_calls},
- * {@code temperature}, {@code top_p}, {@code max_tokens} or {@code max_completion_tokens}, {@code stop}, and
- * {@code response_format} ({@code text}, {@code json_object} for any JSON object, or {@code json_schema}, whose
- * schema becomes the job's output schema), and
- * {@code seed}, {@code frequency_penalty} and {@code presence_penalty}, which route the job to OpenAI-protocol
- * providers only.
+ * included; text content, and a user's {@code image_url} parts), {@code tools} (functions), {@code tool_choice},
+ * {@code parallel_tool_calls}, {@code temperature}, {@code top_p}, {@code max_tokens} or
+ * {@code max_completion_tokens}, {@code stop}, {@code response_format} ({@code text}, {@code json_object} for any
+ * JSON object, or {@code json_schema}, whose schema becomes the job's output schema), and {@code seed},
+ * {@code frequency_penalty} and {@code presence_penalty}, which route the job to OpenAI-protocol providers only.
  * Accepts and ignores {@code user}, {@code metadata}, {@code store} and {@code n: 1}. Refuses anything else
  * (logprobs, more than one choice, legacy {@code functions}, audio and file parts) with the parameter named.
  */

@@ -24,7 +24,7 @@ final class DropInImages {
     private DropInImages() {
     }
 
-    /** Whether {@code content} is an array with an image part (OpenAI's {@code image_url}, Anthropic's {@code image}). */
+    /** Whether {@code content} is an array with an image part (OpenAI's {@code image_url}, Anthropic's image). */
     static boolean shown(JsonNode content, boolean anthropic) {
         if (content == null || !content.isArray()) {
             return false;

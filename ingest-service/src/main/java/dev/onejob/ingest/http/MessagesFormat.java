@@ -14,11 +14,12 @@ import java.util.Set;
  * The Anthropic Messages format of the drop-in endpoints ({@code POST /v1/messages}).
  *
  * <p>Passes through {@code system} (a string or text blocks), {@code messages} ({@code user} and {@code assistant},
- * text, {@code tool_use} and {@code tool_result} blocks, a user's {@code image} blocks), {@code tools} (custom tools), {@code tool_choice},
- * {@code max_tokens} (required, as Anthropic requires it), {@code temperature}, {@code top_p},
+ * text, {@code tool_use} and {@code tool_result} blocks, a user's {@code image} blocks), {@code tools} (custom tools),
+ * {@code tool_choice}, {@code max_tokens} (required, as Anthropic requires it), {@code temperature}, {@code top_p},
  * {@code stop_sequences}, {@code top_k} (which routes the job to Anthropic-protocol providers only), and
  * {@code output_config.format} of type {@code json_schema}, whose schema becomes the job's output schema. Accepts and
- * ignores {@code metadata}. Refuses anything else (images beside tool results, server tools, thinking) with the parameter named.
+ * ignores {@code metadata}. Refuses anything else (images beside tool results, server tools, thinking) with the
+ * parameter named.
  */
 final class MessagesFormat implements DropInFormat {
     private static final Set<String> PASSED = Set.of("model", "system", "messages", "max_tokens", "temperature",

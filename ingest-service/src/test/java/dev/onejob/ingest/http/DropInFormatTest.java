@@ -99,7 +99,8 @@ class DropInFormatTest {
 
         // then each is named
         String all = String.join("\n", call.problems());
-        for (String named : List.of("tools", "logprobs", "'n' must be 1", "input_audio", "tool_call_id", "response_format",
+        for (String named : List.of("tools", "logprobs", "'n' must be 1", "input_audio", "tool_call_id",
+                "response_format",
                 "'stream_options' is only allowed")) {
             assertTrue(all.contains(named), named + " in " + all);
         }

@@ -1,4 +1,4 @@
--- Relays are woken in the process that committed the events (and look every 200 ms for the others'), not by
+-- Relays are woken in the process that committed the events (and look once a second for the others'), not by
 -- NOTIFY: a transaction that sends NOTIFY takes one server-wide lock at its commit, so every inserting transaction
 -- queued behind every other on the hottest path.
 DROP TRIGGER outbox_inserted ON outbox;

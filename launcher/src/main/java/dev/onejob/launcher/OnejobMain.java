@@ -1,5 +1,6 @@
 package dev.onejob.launcher;
 
+import dev.onejob.core.service.AsyncPool;
 import dev.onejob.launcher.cli.AttemptsCommand;
 import dev.onejob.launcher.cli.CertifyCommand;
 import dev.onejob.launcher.cli.CliContext;
@@ -43,6 +44,7 @@ public final class OnejobMain implements Callable<Integer> {
     CommandSpec spec;
 
     public static void main(String[] args) {
+        AsyncPool.configure();
         boolean loud = args.length > 0 && (LOUD.contains(args[0])
                 || "demo".equals(args[0]) && Arrays.asList(args).contains("--verbose"));
         if (!loud) {

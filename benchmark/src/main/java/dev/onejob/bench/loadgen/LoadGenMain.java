@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onejob.core.json.Json;
+import dev.onejob.core.service.AsyncPool;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,6 +40,7 @@ public final class LoadGenMain {
     }
 
     public static void main(String[] args) throws Exception {
+        AsyncPool.configure();
         JsonNode plan = Json.MAPPER.readTree(Files.readString(Path.of(args[0])));
         Map<String, String> tokens = new HashMap<>();
         plan.path("tokens").fields().forEachRemaining(e -> tokens.put(e.getKey(), e.getValue().asText()));

@@ -12,6 +12,7 @@ import dev.onejob.core.config.Env;
 import dev.onejob.core.contract.Contract;
 import dev.onejob.core.contract.Contracts;
 import dev.onejob.core.json.Json;
+import dev.onejob.core.service.AsyncPool;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -39,6 +40,8 @@ public final class DbosPeerMain {
     }
 
     public static void main(String[] args) throws Exception {
+        // The peer gets every setting onejob's services get: its JVM is measured beside theirs.
+        AsyncPool.configure();
         System.setProperty("sun.net.httpserver.nodelay", "true");
         Map<String, String> env = System.getenv();
         DBOSConfig config = DBOSConfig.defaults("onejob-bench-peer")

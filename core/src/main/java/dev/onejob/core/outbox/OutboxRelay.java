@@ -41,13 +41,13 @@ import org.slf4j.LoggerFactory;
  * published again once the lease runs out; a crash after it finds them on the topic. Nothing is lost, nothing is
  * seen twice. Attempt commands take a shorter path without a transaction ({@link UntransactedSends}): at least once,
  * since a second copy of one starts nothing. An idle relay sleeps until this process commits an event
- * ({@link OutboxWakeup}), or 200 ms at most.
+ * ({@link OutboxWakeup}), or a second at most.
  */
 public final class OutboxRelay implements Loops.Loop {
     private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
     private static final int BATCH = 500;
     /** How long an idle relay waits for a wake-up before it looks anyway (events of other processes, due ones). */
-    private static final Duration IDLE_WAIT = Duration.ofMillis(200);
+    private static final Duration IDLE_WAIT = Duration.ofSeconds(1);
     /** Longer than the producer's transaction timeout: a lease never runs out while its transaction can commit. */
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(60);
     private static final int TRANSACTION_TIMEOUT_MS = 20_000;

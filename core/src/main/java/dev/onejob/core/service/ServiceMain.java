@@ -39,6 +39,7 @@ public final class ServiceMain {
 
     public static <C extends ServiceConfig> void run(String name, Function<Map<String, String>, C> configFromEnv,
                                                      Factory<C> factory) throws InterruptedException {
+        AsyncPool.configure();
         Map<String, String> env = System.getenv();
         C config;
         try {

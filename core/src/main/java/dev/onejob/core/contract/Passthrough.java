@@ -149,7 +149,11 @@ public final class Passthrough {
         }
         boolean saysJson = variables.path("system").asText("").toLowerCase(Locale.ROOT).contains("json");
         for (JsonNode message : variables.path("messages")) {
-            saysJson |= message.path("content").toString().toLowerCase(Locale.ROOT).contains("json");
+            // The texts only: an image's base64 holds the letters j, s, o, n by chance often enough.
+            JsonNode content = message.path("content");
+            for (JsonNode text : content.isArray() ? content.findValues("text") : List.of(content)) {
+                saysJson |= text.asText("").toLowerCase(Locale.ROOT).contains("json");
+            }
         }
         if (!saysJson) {
             problems.add("json_object needs the word 'JSON' in the system text or the messages (OpenAI's rule: the "

@@ -188,6 +188,11 @@ class PassthroughTest {
         for (String named : List.of("the word 'JSON'", "it has no output schema", "tools and a json_object")) {
             assertTrue(refused.contains(named), named + " in " + refused);
         }
+        // and only the texts count: an image's base64 that happens to spell it says nothing
+        List<String> imageOnly = passthrough.variableProblems(Json.parse("""
+                {"messages":[{"role":"user","content":[{"type":"text","text":"Describe it"},
+                  {"type":"image","url":"data:image/png;base64,jsonAAAA"}]}],"json_object":true}"""));
+        assertTrue(String.join("\n", imageOnly).contains("the word 'JSON'"), imageOnly.toString());
     }
 
     @Test

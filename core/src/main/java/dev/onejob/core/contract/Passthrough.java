@@ -219,7 +219,7 @@ public final class Passthrough {
             List<Prompt.ToolCall> calls = new ArrayList<>();
             message.path("tool_calls").forEach(call -> calls.add(new Prompt.ToolCall(call.path("id").asText(),
                     call.path("name").asText(), call.path("arguments"))));
-            List<Prompt.Part> parts = parts(message.path("content"));
+            List<Prompt.Part> parts = Prompt.Part.of(message.path("content"));
             String text = parts.isEmpty() ? message.path("content").asText()
                     : parts.stream().filter(part -> !part.image()).map(Prompt.Part::text).collect(joining("\n"));
             turns.add(new Prompt.Turn(message.path("role").asText(), text, calls,
@@ -258,17 +258,6 @@ public final class Passthrough {
         Prompt.OPENAI_OPTIONS.stream().filter(variables::has).forEach(named::add);
         Prompt.ANTHROPIC_OPTIONS.stream().filter(variables::has).forEach(named::add);
         return named;
-    }
-
-    /** A message's parts when its content is texts and images; empty for text content. */
-    private static List<Prompt.Part> parts(JsonNode content) {
-        List<Prompt.Part> parts = new ArrayList<>();
-        if (content.isArray()) {
-            content.forEach(part -> parts.add(IMAGE.equals(part.path("type").asText())
-                    ? Prompt.Part.image(part.path("url").asText(), part.path("detail").asText(null))
-                    : Prompt.Part.text(part.path("text").asText())));
-        }
-        return parts;
     }
 
     private static Map<String, JsonNode> options(JsonNode variables) {

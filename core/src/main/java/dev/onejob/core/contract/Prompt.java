@@ -96,6 +96,17 @@ public record Prompt(String contractId, String system, List<Turn> turns, Double 
         public boolean image() {
             return imageUrl != null;
         }
+
+        /** A passthrough message's parts when its content is texts and images; empty for text content. */
+        static List<Part> of(JsonNode content) {
+            List<Part> parts = new ArrayList<>();
+            if (content.isArray()) {
+                content.forEach(part -> parts.add(Passthrough.IMAGE.equals(part.path("type").asText())
+                        ? image(part.path("url").asText(), part.path("detail").asText(null))
+                        : text(part.path("text").asText())));
+            }
+            return parts;
+        }
     }
 
     /** One call of a tool: the call's id (the provider's), the tool's name and its arguments (a JSON object). */

@@ -40,55 +40,62 @@ final class DropInImages {
 
     /** The neutral parts of an OpenAI user message's content: text and {@code image_url} parts, nothing else. */
     static ArrayNode fromOpenAi(JsonNode content, String where, List<String> problems) {
+        return parts(content, where, problems, "image_url", DropInImages::openAiImage,
+                " part is not passed through (text and image_url are)");
+    }
+
+    /** The neutral parts of an Anthropic user message's content: text and {@code image} blocks, nothing else. */
+    static ArrayNode fromAnthropic(JsonNode content, String where, List<String> problems) {
+        return parts(content, where, problems, "image", DropInImages::anthropicImage,
+                " block in a message with images is not passed through (text and image are)");
+    }
+
+    /** Reads one image part of a format into {@code parts}, or names what is wrong with it. */
+    private interface ImageReader {
+        void read(JsonNode part, String at, ArrayNode parts, List<String> problems);
+    }
+
+    /** The parts of {@code content}, in order: its texts, its images of {@code imageType}, and nothing else. */
+    private static ArrayNode parts(JsonNode content, String where, List<String> problems, String imageType,
+                                   ImageReader images, String refusal) {
         ArrayNode parts = Json.MAPPER.createArrayNode();
         for (int i = 0; i < content.size(); i++) {
             JsonNode part = content.get(i);
             String at = where + "[" + i + "]";
-            switch (part.path("type").asText("")) {
-                case "text" -> text(part, at, parts, problems);
-                case "image_url" -> {
-                    JsonNode image = part.path("image_url");
-                    ObjectNode neutral = image(image.get("url"), at + ".image_url.url", parts, problems);
-                    JsonNode detail = image.get("detail");
-                    if (neutral != null && detail != null && !detail.isNull()) {
-                        if (List.of("auto", "low", "high").contains(detail.asText())) {
-                            neutral.put("detail", detail.asText());
-                        } else {
-                            problems.add(at + ".image_url.detail must be 'auto', 'low' or 'high'");
-                        }
-                    }
-                }
-                default -> problems.add(at + ": a '" + part.path("type").asText("?") + "' part is not passed "
-                        + "through (text and image_url are)");
+            String type = part.path("type").asText("");
+            if ("text".equals(type)) {
+                text(part, at, parts, problems);
+            } else if (imageType.equals(type)) {
+                images.read(part, at, parts, problems);
+            } else {
+                problems.add(at + ": a '" + part.path("type").asText("?") + "'" + refusal);
             }
         }
         return parts;
     }
 
-    /** The neutral parts of an Anthropic user message's content: text and {@code image} blocks, nothing else. */
-    static ArrayNode fromAnthropic(JsonNode content, String where, List<String> problems) {
-        ArrayNode parts = Json.MAPPER.createArrayNode();
-        for (int i = 0; i < content.size(); i++) {
-            JsonNode block = content.get(i);
-            String at = where + "[" + i + "]";
-            switch (block.path("type").asText("")) {
-                case "text" -> text(block, at, parts, problems);
-                case "image" -> {
-                    JsonNode source = block.path("source");
-                    switch (source.path("type").asText("")) {
-                        case "base64" -> image(Json.MAPPER.getNodeFactory().textNode("data:"
-                                + source.path("media_type").asText("?") + ";base64,"
-                                + source.path("data").asText("")), at + ".source", parts, problems);
-                        case "url" -> image(source.get("url"), at + ".source.url", parts, problems);
-                        default -> problems.add(at + ".source.type must be 'base64' or 'url' (a file id names a file "
-                                + "at one provider, which no other could read)");
-                    }
-                }
-                default -> problems.add(at + ": a '" + block.path("type").asText("?") + "' block in a message with "
-                        + "images is not passed through (text and image are)");
+    private static void openAiImage(JsonNode part, String at, ArrayNode parts, List<String> problems) {
+        JsonNode image = part.path("image_url");
+        ObjectNode neutral = image(image.get("url"), at + ".image_url.url", parts, problems);
+        JsonNode detail = image.get("detail");
+        if (neutral != null && detail != null && !detail.isNull()) {
+            if (List.of("auto", "low", "high").contains(detail.asText())) {
+                neutral.put("detail", detail.asText());
+            } else {
+                problems.add(at + ".image_url.detail must be 'auto', 'low' or 'high'");
             }
         }
-        return parts;
+    }
+
+    private static void anthropicImage(JsonNode block, String at, ArrayNode parts, List<String> problems) {
+        JsonNode source = block.path("source");
+        switch (source.path("type").asText("")) {
+            case "base64" -> image(Json.MAPPER.getNodeFactory().textNode("data:" + source.path("media_type").asText("?")
+                    + ";base64," + source.path("data").asText("")), at + ".source", parts, problems);
+            case "url" -> image(source.get("url"), at + ".source.url", parts, problems);
+            default -> problems.add(at + ".source.type must be 'base64' or 'url' (a file id names a file at one "
+                    + "provider, which no other could read)");
+        }
     }
 
     private static void text(JsonNode part, String at, ArrayNode parts, List<String> problems) {
